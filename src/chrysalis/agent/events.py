@@ -1,0 +1,131 @@
+"""The events a run emits, in order; the terminal renderer, ``--json`` output and traces all read them.
+
+One stream serves three readers, so what the user sees, what ``--json`` prints and what the trace
+store keeps can never disagree. Each event is a frozen dataclass with a ``type`` tag; ``to_json``
+gives the documented wire form (docs/events.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "ApprovalRequest",
+    "ErrorEvent",
+    "Event",
+    "Final",
+    "RedFlag",
+    "Start",
+    "TextDelta",
+    "ToolCall",
+    "ToolResultEvent",
+]
+
+
+def _now() -> float:
+    return round(time.time(), 3)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Base:
+    run_id: str
+    ts: float = field(default_factory=_now)
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as one JSON object (the ``--json`` line and the trace record)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Start(_Base):
+    """A run began: what it was asked and under which settings."""
+
+    type: Literal["start"] = "start"
+    task: str
+    model: str
+    mode: str
+    level: int
+    workspace: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(_Base):
+    """A piece of the model's text, as it streams."""
+
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall(_Base):
+    """The model asked for a tool; ``step`` counts model requests in this run."""
+
+    type: Literal["tool_call"] = "tool_call"
+    step: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResultEvent(_Base):
+    """A tool call finished (or was refused): ``ok`` with ``result``, or an ``error``."""
+
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    tool: str
+    ok: bool
+    result: Any = None
+    error: str | None = None
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest(_Base):
+    """A call needs the user's approval; ``approved`` is the answer that was given."""
+
+    type: Literal["approval_request"] = "approval_request"
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    reason: str
+    approved: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RedFlag(_Base):
+    """The scaffold caught the model misbehaving (repeated call, protected file, malformed output)."""
+
+    type: Literal["red_flag"] = "red_flag"
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Final(_Base):
+    """The run ended with an answer."""
+
+    type: Literal["final"] = "final"
+    output: str
+    success: bool
+    steps: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    duration_ms: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorEvent(_Base):
+    """The run stopped without an answer; ``reason`` is a short tag, ``message`` says what to do."""
+
+    type: Literal["error"] = "error"
+    reason: str
+    message: str
+    exit_code: int
+    steps: int = 0
+
+
+Event = Start | TextDelta | ToolCall | ToolResultEvent | ApprovalRequest | RedFlag | Final | ErrorEvent

@@ -1,0 +1,269 @@
+"""Settings, merged from four sources, each value remembering where it came from.
+
+Precedence, highest first: command-line flags > environment (``CHRYSALIS_*``) > the workspace's
+``.chrysalis/config.toml`` > ``$CHRYSALIS_HOME/config.toml`` > built-in defaults. Remembering the
+source of every value is what lets ``chrysalis config show`` answer "why is this set?", and lets a
+bad value's error name the exact file, line and key to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from chrysalis.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODES",
+    "Mode",
+    "Settings",
+    "chrysalis_home",
+    "load_settings",
+]
+
+Mode = Literal["ask", "architect", "code", "semantic"]
+MODES: tuple[str, ...] = get_args(Mode)
+DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
+PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
+
+
+def chrysalis_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's Chrysalis folder: ``$CHRYSALIS_HOME``, or ``~/.chrysalis``."""
+    env = os.environ if environ is None else environ
+    raw = env.get("CHRYSALIS_HOME")
+    return Path(raw).expanduser() if raw else Path.home() / ".chrysalis"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective settings of one run; ``sources`` says where each value came from."""
+
+    model: str = DEFAULT_MODEL
+    """Which model to use, as ``provider:name`` (``local:``, ``openai:``, ``anthropic:``, ...)."""
+    base_url: str | None = None
+    """An OpenAI-compatible server to send requests to (then ``model``'s name is passed as is)."""
+    mode: Mode = "code"
+    """What kind of work is allowed: ``ask`` (no writes), ``architect`` (plans and docs only), ``code``, ``semantic``."""
+    level: int = 2
+    """Security level: 0 read-only, 1 read + sandboxed read, 2 write with confirmation, 3 shell."""
+    priority: str = "best"
+    """What matters now: fast, cheap, best, verbose, compact, or a sentence."""
+    budget: float | None = None
+    """Most USD a run may spend; ``None`` for no limit (local models cost 0)."""
+    timeout: float | None = 900.0
+    """Seconds a run may take before it stops with a clear reason; ``None`` for no limit."""
+    max_steps: int = 30
+    """Most model requests a run may make."""
+    workspace: Path = field(default_factory=Path.cwd)
+    """The folder the agent works in; no path may escape it."""
+    yes: bool = False
+    """Approve, without asking, every action the security level allows."""
+    protect_tests: bool = True
+    """Refuse edits to test files, so the agent fixes code instead of weakening tests."""
+    home: Path = field(default_factory=chrysalis_home)
+    """Where the stores, traces, keys and model cache live (``$CHRYSALIS_HOME``)."""
+    sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
+    """For each key, where its value came from (``default``, ``env CHRYSALIS_LEVEL``, a file and line, a flag)."""
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite file of all stores."""
+        return self.home / "chrysalis.db"
+
+    @property
+    def traces_path(self) -> Path:
+        """The JSONL file every run appends its events to."""
+        return self.home / "traces.jsonl"
+
+
+# Keys a user may set, with the environment variable that sets each.
+KEYS: tuple[str, ...] = (
+    "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
+    "protect_tests",
+)  # fmt: skip
+_ALLOWED: dict[str, str] = {
+    "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini'",
+    "base_url": "an http(s) URL such as 'http://127.0.0.1:8080/v1'",
+    "mode": "one of " + ", ".join(MODES),
+    "level": "an integer from 0 to 3",
+    "priority": "one of " + ", ".join(PRIORITY_KEYWORDS) + ", or a sentence",
+    "budget": "a non-negative number of USD",
+    "timeout": "a positive number of seconds",
+    "max_steps": "a positive integer",
+    "workspace": "an existing folder",
+    "yes": "true or false",
+    "protect_tests": "true or false",
+}
+
+
+def env_var(key: str) -> str:
+    """The environment variable that sets ``key``."""
+    return "CHRYSALIS_" + key.upper()
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Merge defaults, user config, project config, environment and flags into ``Settings``.
+
+    ``flags`` holds only the flags the user actually gave (``None`` values are ignored).
+    Raises ``ConfigError`` naming the file, line, key and allowed values for any bad input.
+    """
+    env = dict(os.environ if environ is None else environ)
+    given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    home = chrysalis_home(env)
+    raw: dict[str, tuple[Any, str]] = {}
+    _merge(raw, _read_toml(home / "config.toml"))
+    workspace = _early_workspace(given_flags, env)
+    project_file = workspace / ".chrysalis" / "config.toml"
+    _merge(raw, _read_toml(project_file))
+    _merge(raw, {k: (env[env_var(k)], f"env {env_var(k)}") for k in KEYS if env_var(k) in env})
+    _merge(raw, {k: (v, f"flag --{k.replace('_', '-')}") for k, v in given_flags.items()})
+    raw.setdefault("workspace", (str(workspace), "default (current folder)"))
+    values = {key: _coerce(key, value, source) for key, (value, source) in raw.items()}
+    sources = {key: raw[key][1] if key in raw else "default" for key in KEYS}
+    sources["home"] = "env CHRYSALIS_HOME" if "CHRYSALIS_HOME" in env else "default"
+    return Settings(**values, home=home, sources=sources)
+
+
+def _early_workspace(flags: Mapping[str, Any], env: Mapping[str, str]) -> Path:
+    """The workspace must be known before its project config can be read."""
+    raw = flags.get("workspace") or env.get(env_var("workspace"))
+    return Path(str(raw)).expanduser().resolve() if raw else Path.cwd()
+
+
+def _merge(into: dict[str, tuple[Any, str]], new: Mapping[str, tuple[Any, str]]) -> None:
+    into.update(new)
+
+
+def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
+    """Read one config file into ``{key: (value, "file:line")}``; unknown keys are errors."""
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}). Fix the syntax or delete the file.") from exc
+    result: dict[str, tuple[Any, str]] = {}
+    for key, value in data.items():
+        line = _line_of(text, key)
+        if key not in KEYS:
+            raise ConfigError(
+                f"{path}:{line}: unknown key {key!r}. Allowed keys: {', '.join(KEYS)}."
+            )
+        result[key] = (value, f"{path}:{line}")
+    return result
+
+
+def _line_of(text: str, key: str) -> int:
+    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def _coerce(key: str, value: Any, source: str) -> Any:
+    """Turn a raw value (TOML value, env string or flag) into its typed form, or explain why not."""
+    try:
+        return _COERCERS[key](value)
+    except (TypeError, ValueError) as exc:
+        detail = f" ({exc})" if str(exc) else ""
+        raise ConfigError(
+            f"{source}: bad value {value!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}."
+        ) from exc
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("")
+
+
+def _as_int_in(low: int, high: int | None) -> Any:
+    def convert(value: Any) -> int:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError("")
+        number = int(value)
+        if number < low or (high is not None and number > high):
+            raise ValueError("")
+        return number
+
+    return convert
+
+
+def _as_optional_float(minimum: float, *, strict: bool) -> Any:
+    def convert(value: Any) -> float | None:
+        if isinstance(value, str) and value.strip().lower() in ("", "none", "off"):
+            return None
+        if isinstance(value, bool):
+            raise ValueError("")
+        number = float(value)
+        if number < minimum or (strict and number == minimum):
+            raise ValueError("")
+        return number
+
+    return convert
+
+
+def _as_model(value: Any) -> str:
+    # A bare name (no 'provider:') is allowed: it means an OpenAI-compatible server given by base_url.
+    text = str(value).strip()
+    if not text or text.startswith(":") or text.endswith(":"):
+        raise ValueError("empty provider or name")
+    return text
+
+
+def _as_url(value: Any) -> str | None:
+    text = str(value).strip()
+    if not text:
+        return None
+    if not re.match(r"^https?://[^\s/]+", text):
+        raise ValueError("")
+    return text.rstrip("/")
+
+
+def _as_mode(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in MODES:
+        raise ValueError("")
+    return text
+
+
+def _as_priority(value: Any) -> str:
+    text = str(value).strip()
+    if not text:
+        raise ValueError("empty")
+    return text
+
+
+def _as_workspace(value: Any) -> Path:
+    path = Path(str(value)).expanduser().resolve()
+    if not path.is_dir():
+        raise ValueError("no such folder")
+    return path
+
+
+_COERCERS: dict[str, Any] = {
+    "model": _as_model,
+    "base_url": _as_url,
+    "mode": _as_mode,
+    "level": _as_int_in(0, 3),
+    "priority": _as_priority,
+    "budget": _as_optional_float(0.0, strict=False),
+    "timeout": _as_optional_float(0.0, strict=True),
+    "max_steps": _as_int_in(1, None),
+    "workspace": _as_workspace,
+    "yes": _as_bool,
+    "protect_tests": _as_bool,
+}

@@ -1,0 +1,100 @@
+"""The errors Chrysalis raises, sorted by who must act on them.
+
+Every error a user can cause carries a message that names the bad value, where it came from and
+how to fix it, plus the process exit code the CLI should use. The CLI prints the message, never a
+traceback.
+
+    ChrysalisError                 base; ``exit_code`` 1
+    ├── UsageError                 the user must act: bad flag, config file or argument (exit 2)
+    │   ├── ConfigError            a config file or env var holds a bad value
+    │   └── MissingCredentialsError  a provider needs an API key that is not set
+    ├── PolicyDenied               the security level or mode refused an action (exit 3)
+    ├── ModelError                 the model provider failed after retries (exit 1)
+    ├── WeightsError               the embedded model's weights are missing or corrupt (exit 2)
+    ├── TaskStopped                a limit stopped the run: steps, budget, timeout (exit 1)
+    └── TaskFailed                 the agent finished without success (exit 1)
+
+Errors meant for the *model* (a bad tool argument, a path outside the workspace) are not raised
+through the run: tools return them as ``ToolResult(ok=False, error=...)`` so the model can retry.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_POLICY",
+    "EXIT_USAGE",
+    "ChrysalisError",
+    "ConfigError",
+    "MissingCredentialsError",
+    "ModelError",
+    "PolicyDenied",
+    "TaskFailed",
+    "TaskStopped",
+    "UsageError",
+    "WeightsError",
+]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_POLICY = 3
+EXIT_INTERRUPTED = 130
+
+
+class ChrysalisError(Exception):
+    """Base class of every error Chrysalis raises on purpose."""
+
+    exit_code: int = EXIT_FAILED
+
+
+class UsageError(ChrysalisError):
+    """The user gave a bad flag, argument or file; the message says how to fix it."""
+
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(UsageError):
+    """A config file, env var or flag holds a value that is not allowed."""
+
+
+class MissingCredentialsError(UsageError):
+    """A provider was chosen whose API key is not set."""
+
+    def __init__(self, provider: str, env_var: str) -> None:
+        super().__init__(
+            f"The {provider!r} provider needs an API key: set the {env_var} environment variable "
+            f"(or choose another model with --model, e.g. local:qwen2.5-coder-1.5b)."
+        )
+        self.provider = provider
+        self.env_var = env_var
+
+
+class PolicyDenied(ChrysalisError):
+    """The security level or mode refused an action the task needed."""
+
+    exit_code = EXIT_POLICY
+
+
+class ModelError(ChrysalisError):
+    """The model provider failed (after retries) or returned something unusable."""
+
+
+class WeightsError(ChrysalisError):
+    """The embedded model's weights are missing, incomplete or fail their checksum."""
+
+    exit_code = EXIT_USAGE
+
+
+class TaskStopped(ChrysalisError):
+    """A run limit (steps, budget, timeout) stopped the agent before it finished."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class TaskFailed(ChrysalisError):
+    """The agent ended its run without completing the task."""

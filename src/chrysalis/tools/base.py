@@ -1,0 +1,130 @@
+"""What a tool is: a name, typed arguments, a declared effect and level, and a function.
+
+Tools never raise for problems the model can fix (a missing file, a bad argument, a path outside
+the workspace): they return ``ToolResult.failure(...)`` so the model sees the error and can try
+again. The security policy (``chrysalis.tools.policy``) reads ``effect``, ``level`` and
+``write_targets`` to decide, before any call, whether it is allowed, needs approval or is denied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "MAX_RESULT_CHARS",
+    "Effect",
+    "ToolArgs",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "truncate",
+]
+
+Effect = Literal["read", "network", "memory", "write", "shell"]
+"""What a tool does to the world; the policy decides by effect, level and mode."""
+
+MAX_RESULT_CHARS = 12_000
+"""Results longer than this are cut, with a marker that says how much was left out."""
+
+
+class ToolError(Exception):
+    """A problem the model can fix (bad path, no match, file missing); becomes a failed ``ToolResult``."""
+
+
+class ToolArgs(BaseModel):
+    """Base class of every tool's arguments: its JSON schema is what the model sees."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolResult(BaseModel):
+    """The one shape every tool returns: ``ok`` with a ``result``, or not ``ok`` with an ``error``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    result: Any = None
+    error: str | None = None
+
+    @classmethod
+    def success(cls, result: Any) -> ToolResult:
+        """A result the model can read; long strings are truncated with a marker."""
+        return cls(ok=True, result=truncate(result) if isinstance(result, str) else result)
+
+    @classmethod
+    def failure(cls, error: str) -> ToolResult:
+        """An error the model can act on: say what was wrong and what to do instead."""
+        return cls(ok=False, error=truncate(error))
+
+    def for_model(self) -> dict[str, Any]:
+        """The compact form sent back to the model."""
+        return {"ok": True, "result": self.result} if self.ok else {"ok": False, "error": self.error}
+
+
+def truncate(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """Keep the head and tail of a long text and say how much was cut from the middle."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit * 2 // 3]
+    tail = text[-(limit // 3) :]
+    return f"{head}\n[... truncated {len(text) - len(head) - len(tail)} characters ...]\n{tail}"
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool may touch: the workspace, and a hook to call before changing a file."""
+
+    workspace: Path
+    """The folder every path is resolved in; nothing outside it may be read or written."""
+    before_write: Callable[[Path], None] = field(default=lambda _path: None)
+    """Called with the absolute path before a file is created, changed or deleted (checkpoints)."""
+    shell_timeout: float = 120.0
+    """Seconds a shell command may run before it is killed."""
+    sandbox: bool = False
+    """Run shell commands in a read-only, network-less sandbox (security level 1)."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its model-facing schema, its declared effect and level, and its function."""
+
+    name: str
+    description: str
+    args: type[ToolArgs]
+    effect: Effect
+    level: int
+    """The lowest security level at which the tool may run at all."""
+    run: Callable[[Any, ToolContext], ToolResult]
+    """The implementation; gets validated ``args`` (an instance of ``self.args``)."""
+    write_targets: Callable[[Any], list[str]] = field(default=lambda _args: [])
+    """The workspace-relative paths a call would write; the policy checks them (architect mode, protected tests)."""
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, as models see it."""
+        return self.args.model_json_schema()
+
+    def __call__(self, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Validate ``raw_args`` and run; bad arguments and ``ToolError`` become failed results."""
+        try:
+            args = self.args.model_validate(raw_args)
+        except ValueError as exc:
+            return ToolResult.failure(f"Bad arguments for {self.name}: {_short_validation(exc)}")
+        try:
+            return self.run(args, ctx)
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
+
+
+def _short_validation(exc: ValueError) -> str:
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    problems = [f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()]
+    return "; ".join(problems)
