@@ -164,7 +164,7 @@ def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
 
 
 def _line_of(text: str, key: str) -> int:
-    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    match = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, flags=re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 

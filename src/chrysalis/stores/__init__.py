@@ -1,0 +1,89 @@
+"""Persistent state: contexts, eval outcomes, traces and file checkpoints, in ``$CHRYSALIS_HOME``.
+
+``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
+logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
+concern. They share a single connection, so one ``Stores`` per process is the rule.
+
+    with Stores.open(settings.home) as stores:
+        stores.traces.record(run_id, event.to_json())
+        stores.checkpoints.snapshot(run_id, workspace, path)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from chrysalis.errors import ConfigError
+from chrysalis.stores.checkpoints import MAX_CHECKPOINT_BYTES, CheckpointRun, CheckpointStore, CheckpointTooLarge
+from chrysalis.stores.context import Context, ContextStore
+from chrysalis.stores.db import Database
+from chrysalis.stores.evals import EvalStore, ProfileStats
+from chrysalis.stores.traces import RunSummary, TraceStore
+
+__all__ = [
+    "DB_FILENAME",
+    "MAX_CHECKPOINT_BYTES",
+    "TRACES_FILENAME",
+    "CheckpointRun",
+    "CheckpointStore",
+    "CheckpointTooLarge",
+    "Context",
+    "ContextStore",
+    "EvalStore",
+    "ProfileStats",
+    "RunSummary",
+    "Stores",
+    "TraceStore",
+]
+
+DB_FILENAME = "chrysalis.db"
+TRACES_FILENAME = "traces.jsonl"
+
+
+@dataclass
+class Stores:
+    """Every store of one ``$CHRYSALIS_HOME``, over one database connection; close it when done."""
+
+    db: Database
+    context: ContextStore
+    evals: EvalStore
+    traces: TraceStore
+    checkpoints: CheckpointStore
+
+    @classmethod
+    def open(cls, home: Path) -> Stores:
+        """Create ``home`` if needed and open its database and trace file.
+
+        Raises:
+            ConfigError: ``home`` cannot be created, or its database or trace file is unusable;
+                the message names the file and how to fix it.
+        """
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot create the Chrysalis home folder {home}: {exc.strerror}. "
+                "Set CHRYSALIS_HOME to a folder you can write."
+            ) from exc
+        db = Database(home / DB_FILENAME)
+        try:
+            traces = TraceStore(db, home / TRACES_FILENAME)
+        except ConfigError:
+            db.close()
+            raise
+        return cls(db=db, context=ContextStore(db), evals=EvalStore(db), traces=traces, checkpoints=CheckpointStore(db))
+
+    def close(self) -> None:
+        """Close the trace file and the database connection."""
+        self.traces.close()
+        self.db.close()
+
+    def __enter__(self) -> Stores:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

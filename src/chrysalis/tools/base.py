@@ -115,10 +115,16 @@ class ToolSpec:
             args = self.args.model_validate(raw_args)
         except ValueError as exc:
             return ToolResult.failure(f"Bad arguments for {self.name}: {_short_validation(exc)}")
+        return self.run_validated(args, ctx)
+
+    def run_validated(self, args: Any, ctx: ToolContext) -> ToolResult:
+        """Run with already-validated ``args``; problems the model can fix become failed results."""
         try:
             return self.run(args, ctx)
         except ToolError as exc:
             return ToolResult.failure(str(exc))
+        except OSError as exc:  # permission denied, is a directory, disk full: the model can choose otherwise
+            return ToolResult.failure(f"{self.name} failed: {exc.strerror or exc}")
 
 
 def _short_validation(exc: ValueError) -> str:

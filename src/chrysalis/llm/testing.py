@@ -1,0 +1,245 @@
+"""Fakes of the model seams, shipped with the package so every test (ours and users') uses the same ones.
+
+- ``ScriptedChatBackend`` is a ``ChatBackend`` that replays a list of replies and records what it
+  was asked, for testing the text tool protocol without a model.
+- ``ScriptedOpenAIServer`` is a real HTTP server on 127.0.0.1 that answers ``/v1/chat/completions``
+  in the OpenAI wire format (text or tool calls, streamed or not, with usage) from a script. It is
+  bounded: it stops itself after a number of requests or seconds, so a broken test cannot hang.
+  Point any OpenAI-compatible client at ``server.base_url``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from chrysalis.llm.backend import ChatMessage, Completion
+
+__all__ = ["ScriptedChatBackend", "ScriptedOpenAIServer", "ScriptedReply"]
+
+
+class ScriptedChatBackend:
+    """A ``ChatBackend`` that returns ``replies`` in order and records every call's messages."""
+
+    def __init__(self, replies: Sequence[str], *, name: str = "scripted", supports_json_schema: bool = False) -> None:
+        """Script the replies; running out of them is an error that names the call."""
+        self.replies = list(replies)
+        self.calls: list[list[ChatMessage]] = []
+        """The messages of each ``complete`` call, in order."""
+        self.schemas: list[dict[str, Any] | None] = []
+        """The JSON schema passed to each call."""
+        self._name = name
+        self._json_schema = supports_json_schema
+
+    @property
+    def name(self) -> str:
+        """The fake model's name."""
+        return self._name
+
+    @property
+    def supports_json_schema(self) -> bool:
+        """Whether callers should pass a schema (recorded in ``schemas``, never enforced)."""
+        return self._json_schema
+
+    async def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        """Return the next scripted reply, streaming it to ``on_text`` in two pieces."""
+        self.calls.append(list(messages))
+        self.schemas.append(json_schema)
+        if len(self.calls) > len(self.replies):
+            raise AssertionError(f"ScriptedChatBackend ran out of replies at call {len(self.calls)}")
+        text = self.replies[len(self.calls) - 1]
+        if on_text is not None:
+            half = len(text) // 2
+            for piece in (text[:half], text[half:]):
+                if piece:
+                    on_text(piece)
+        prompt_chars = sum(len(m.content) for m in messages)
+        return Completion(text=text, input_tokens=max(1, prompt_chars // 4), output_tokens=max(1, len(text) // 4))
+
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    """One scripted answer of ``ScriptedOpenAIServer``: text, tool calls, or an HTTP error."""
+
+    text: str | None = None
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    status: int = 200
+    input_tokens: int = 10
+    output_tokens: int = 5
+    headers: dict[str, str] = field(default_factory=dict[str, str])
+
+    @classmethod
+    def tool_call(cls, name: str, args: dict[str, Any] | None = None) -> ScriptedReply:
+        """A reply that calls one tool."""
+        return cls(tool_calls=((name, args or {}),))
+
+    @classmethod
+    def error(cls, status: int, message: str = "scripted failure") -> ScriptedReply:
+        """An HTTP error reply with an OpenAI-style error body."""
+        return cls(text=message, status=status)
+
+
+Script = Sequence["ScriptedReply | str"] | Callable[[dict[str, Any]], "ScriptedReply | str"]
+
+
+class ScriptedOpenAIServer:
+    """A bounded OpenAI-compatible server on 127.0.0.1 that answers from a script; use it with ``with``."""
+
+    def __init__(self, script: Script, *, max_requests: int | None = None, max_seconds: float = 30.0) -> None:
+        """Prepare the server (it starts on ``start()`` or ``with``).
+
+        Args:
+            script: Replies in order (a ``str`` is a text reply), or a function from the request's
+                JSON body to the reply.
+            max_requests: Stop after this many requests; by default the script's length (or 1000
+                for a function).
+            max_seconds: Stop after this many seconds whatever happens.
+        """
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        """The JSON body of every request received, in order."""
+        self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
+        self.max_seconds = max_seconds
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The API root to give a client, e.g. ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> ScriptedOpenAIServer:
+        """Serve in a background thread until stopped, the request budget is spent, or time runs out."""
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._timer = threading.Timer(self.max_seconds, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and free the port; safe to call more than once."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
+        """Record the request and pick its reply; ``None`` once the budget or script is spent."""
+        with self._lock:
+            self.requests.append(body)
+            index = len(self.requests) - 1
+            if index >= self.max_requests:
+                threading.Thread(target=self.stop, daemon=True).start()
+                return None
+            if isinstance(self.script, Sequence):
+                if index >= len(self.script):
+                    return None
+                reply = self.script[index]
+            else:
+                reply = self.script(body)
+        return ScriptedReply(text=reply) if isinstance(reply, str) else reply
+
+
+def _completion_body(reply: ScriptedReply, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+        "usage": _usage(reply),
+    }
+
+
+def _usage(reply: ScriptedReply) -> dict[str, int]:
+    total = reply.input_tokens + reply.output_tokens
+    return {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens, "total_tokens": total}
+
+
+def _stream_body(reply: ScriptedReply, model: str) -> bytes:
+    """The same reply as server-sent events: text in a few deltas, tool calls whole, then usage."""
+    base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    text = reply.text or ""
+    step = max(1, len(text) // 3)
+    deltas += [{"content": text[i : i + step]} for i in range(0, len(text), step)]
+    for i, (name, args) in enumerate(reply.tool_calls):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        deltas.append({"tool_calls": [{**call, "function": {"name": name, "arguments": json.dumps(args)}}]})
+    chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    finish = "tool_calls" if reply.tool_calls else "stop"
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    chunks.append({**base, "choices": [], "usage": _usage(reply)})
+    events = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+    return "".join(events).encode()
+
+
+def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError:
+                body = {}
+            reply = server.next_reply(body)
+            if reply is None:
+                reply = ScriptedReply.error(503, "the scripted server has no more replies")
+            model = str(body.get("model", "scripted"))
+            if reply.status >= 400:
+                error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
+                self._send(reply.status, json.dumps(error).encode(), "application/json", reply.headers)
+            elif body.get("stream"):
+                self._send(200, _stream_body(reply, model), "text/event-stream", reply.headers)
+            else:
+                self._send(200, json.dumps(_completion_body(reply, model)).encode(), "application/json", reply.headers)
+
+        def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+    return Handler

@@ -1,0 +1,248 @@
+"""Read, write, edit and list files in the workspace.
+
+The embedded model has an 8k context, so output is compact: ``read_file`` shows at most
+``MAX_READ_LINES`` lines at a time with line numbers, and ``edit_file`` errors say exactly why an
+edit did not apply (no match, or several) and show the closest lines, because a failed edit is the
+usual trap for small models.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from pydantic import Field
+
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.workspace import SKIP_DIRS, normalize, relative, resolve
+
+__all__ = [
+    "EditFileArgs",
+    "ListDirArgs",
+    "ReadFileArgs",
+    "WriteFileArgs",
+    "edit_file",
+    "list_dir",
+    "number_lines",
+    "read_file",
+    "read_text",
+    "write_file",
+]
+
+MAX_READ_LINES = 250
+"""Most lines one read_file call shows; the model pages with start_line/end_line."""
+MAX_LIST_ENTRIES = 300
+_CLOSEST_SCAN_LIMIT = 5_000
+"""Files longer than this many lines get no 'closest lines' hint: it would cost more than it helps."""
+
+
+def read_text(path: Path, shown: str) -> str:
+    """Read a text file for a tool, refusing folders and binary files with errors the model can act on."""
+    if path.is_dir():
+        raise ToolError(f"{shown!r} is a directory; use list_dir to see what is in it.")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ToolError(f"{shown!r} is a binary file ({len(data)} bytes); only text files can be read or edited.")
+    return data.decode("utf-8", errors="replace")
+
+
+def number_lines(lines: list[str], first: int) -> str:
+    """Lines with right-aligned 1-based numbers (``  12| text``): the form read_file shows."""
+    width = max(4, len(str(first + len(lines) - 1)))
+    return "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, start=first))
+
+
+class ReadFileArgs(ToolArgs):
+    """Arguments of read_file."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    start_line: int | None = Field(default=None, ge=1, description="First line to show (1-based).")
+    end_line: int | None = Field(default=None, ge=1, description="Last line to show (inclusive).")
+
+
+def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+    path = resolve(ctx.workspace, args.path, must_exist=True)
+    shown = relative(ctx.workspace, path)
+    lines = read_text(path, shown).splitlines()
+    total = len(lines)
+    if total == 0:
+        return ToolResult.success(f"{shown} is empty (0 lines).")
+    start = args.start_line or 1
+    if start > total:
+        raise ToolError(f"start_line {start} is past the end of {shown}, which has {total} lines.")
+    end = min(args.end_line or total, total)
+    if end < start:
+        raise ToolError(f"end_line {args.end_line} is before start_line {start}.")
+    end = min(end, start + MAX_READ_LINES - 1)
+    header = f"{shown} (lines {start}-{end} of {total})"
+    more = f"\n[{total - end} more lines: read_file with start_line={end + 1}]" if end < total else ""
+    return ToolResult.success(f"{header}\n{number_lines(lines[start - 1 : end], start)}{more}")
+
+
+read_file = ToolSpec(
+    name="read_file",
+    description="Read a text file, with line numbers. Use start_line/end_line to read part of a long file.",
+    args=ReadFileArgs,
+    effect="read",
+    level=0,
+    run=_read_file,
+)
+
+
+class WriteFileArgs(ToolArgs):
+    """Arguments of write_file."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    content: str = Field(description="The whole new content of the file.")
+
+
+def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+    path = resolve(ctx.workspace, args.path, for_write=True)
+    shown = relative(ctx.workspace, path)
+    if path.is_dir():
+        raise ToolError(f"{shown!r} is a directory; give a file path.")
+    existed = path.exists()
+    ctx.before_write(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(args.content, encoding="utf-8")
+    lines = len(args.content.splitlines())
+    verb = "Overwrote" if existed else "Created"
+    return ToolResult.success(f"{verb} {shown} ({lines} lines).")
+
+
+write_file = ToolSpec(
+    name="write_file",
+    description="Write a whole file (creates it and its folders, or replaces it). Prefer edit_file for small changes.",
+    args=WriteFileArgs,
+    effect="write",
+    level=2,
+    run=_write_file,
+    write_targets=lambda args: [normalize(args.path)],
+)
+
+
+class EditFileArgs(ToolArgs):
+    """Arguments of edit_file."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    old_text: str = Field(description="Exact text to replace; must occur exactly once in the file.")
+    new_text: str = Field(description="Text to put in its place.")
+
+
+def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+    path = resolve(ctx.workspace, args.path, must_exist=True, for_write=True)
+    shown = relative(ctx.workspace, path)
+    text = read_text(path, shown)
+    if not args.old_text:
+        raise ToolError("old_text is empty. Copy the exact lines to replace from the file (use write_file for new files).")
+    if args.old_text == args.new_text:
+        raise ToolError("old_text and new_text are the same; nothing would change.")
+    count = text.count(args.old_text)
+    if count == 0:
+        raise ToolError(_no_match_message(text, args.old_text, shown))
+    if count > 1:
+        starts = _match_lines(text, args.old_text)
+        raise ToolError(
+            f"old_text occurs {count} times in {shown} (at lines {', '.join(map(str, starts))}); it must occur "
+            "exactly once. Include more surrounding lines in old_text so it matches only one place."
+        )
+    index = text.index(args.old_text)
+    ctx.before_write(path)
+    path.write_text(text.replace(args.old_text, args.new_text, 1), encoding="utf-8")
+    first = text.count("\n", 0, index) + 1
+    new_lines = args.new_text.splitlines() or [""]
+    shown_lines = new_lines[:8]
+    tail = f"\n[... {len(new_lines) - 8} more changed lines]" if len(new_lines) > 8 else ""
+    return ToolResult.success(
+        f"Edited {shown}: replaced {len(args.old_text.splitlines()) or 1} line(s) at line {first} "
+        f"with {len(new_lines)} line(s). Now:\n{number_lines(shown_lines, first)}{tail}"
+    )
+
+
+def _match_lines(text: str, needle: str) -> list[int]:
+    starts: list[int] = []
+    index = text.find(needle)
+    while index != -1 and len(starts) < 10:
+        starts.append(text.count("\n", 0, index) + 1)
+        index = text.find(needle, index + 1)
+    return starts
+
+
+def _no_match_message(text: str, old_text: str, shown: str) -> str:
+    message = f"old_text was not found in {shown} (0 matches); it must match the file exactly, including indentation."
+    file_lines = text.splitlines()
+    old_lines = [line for line in old_text.splitlines() if line.strip()]
+    if not old_lines or len(file_lines) > _CLOSEST_SCAN_LIMIT:
+        return message
+    stripped = [line.strip() for line in file_lines]
+    if "\n".join(line.strip() for line in old_lines) in "\n".join(s for s in stripped if s):
+        message += " The same lines exist with different indentation or spacing."
+    best = max(
+        range(len(file_lines)),
+        key=lambda i: difflib.SequenceMatcher(None, stripped[i], old_lines[0].strip(), autojunk=False).ratio(),
+        default=None,
+    )
+    if best is None:
+        return message
+    window = file_lines[best : best + min(len(old_lines) + 2, 12)]
+    return f"{message} The closest lines are:\n{number_lines(window, best + 1)}"
+
+
+edit_file = ToolSpec(
+    name="edit_file",
+    description="Replace one exact piece of text in a file with new text. old_text must match exactly once.",
+    args=EditFileArgs,
+    effect="write",
+    level=2,
+    run=_edit_file,
+    write_targets=lambda args: [normalize(args.path)],
+)
+
+
+class ListDirArgs(ToolArgs):
+    """Arguments of list_dir."""
+
+    path: str = Field(default=".", description="Folder, relative to the workspace.")
+    depth: int = Field(default=1, ge=1, le=4, description="How many folder levels to show.")
+
+
+def _list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
+    root = resolve(ctx.workspace, args.path, must_exist=True)
+    shown = relative(ctx.workspace, root)
+    if not root.is_dir():
+        raise ToolError(f"{shown!r} is a file, not a folder; use read_file to read it.")
+    entries: list[str] = []
+    _collect(root, ctx.workspace.resolve(), args.depth, entries)
+    if not entries:
+        return ToolResult.success(f"{shown}/ is empty.")
+    more = ""
+    if len(entries) > MAX_LIST_ENTRIES:
+        more = f"\n[... {len(entries) - MAX_LIST_ENTRIES} more entries; list a subfolder]"
+    return ToolResult.success("\n".join(entries[:MAX_LIST_ENTRIES]) + more)
+
+
+def _collect(folder: Path, base: Path, depth: int, out: list[str]) -> None:
+    """Append workspace-relative entries of ``folder`` (dirs first); symlinks leaving ``base`` are hidden."""
+    children = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name))
+    for child in children:
+        if child.name in SKIP_DIRS or len(out) > MAX_LIST_ENTRIES:
+            continue
+        if child.is_symlink() and not child.resolve().is_relative_to(base):
+            continue
+        rel = child.relative_to(base).as_posix()
+        if child.is_dir():
+            out.append(rel + "/")
+            if depth > 1 and not child.is_symlink():
+                _collect(child, base, depth - 1, out)
+        else:
+            out.append(rel)
+
+
+list_dir = ToolSpec(
+    name="list_dir",
+    description="List the files and folders in a folder (folders end with '/').",
+    args=ListDirArgs,
+    effect="read",
+    level=0,
+    run=_list_dir,
+)

@@ -1,0 +1,227 @@
+"""The agent loop on scripted models: events, limits, policy, guards, records."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from chrysalis.agent.events import ErrorEvent, Event, Final, RedFlag, ToolCall, ToolResultEvent
+from chrysalis.agent.loop import AgentSession, task_type
+from chrysalis.config import load_settings
+from chrysalis.errors import PolicyDenied, TaskStopped
+from chrysalis.stores import Stores
+from tests.agent.scripted import Script, final, tool
+
+FIX = "    return a - b\n"
+BUG = "    return a + b\n"
+
+
+def session_for(workspace: Path, script: Script | FunctionModel, events: list[Event], **flags: Any) -> AgentSession:
+    settings = load_settings({"workspace": workspace, **flags})
+    model = script.model() if isinstance(script, Script) else script
+    return AgentSession(settings, model=model, on_event=events.append)
+
+
+def fix_script() -> Script:
+    return Script(
+        [
+            tool("read_file", path="calc.py"),
+            tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX),
+            tool("shell", command="python -m pytest -q -p no:cacheprovider"),
+            final("Fixed subtract; the tests pass."),
+        ]
+    )
+
+
+def test_a_run_reads_edits_checks_and_finishes(workspace: Path) -> None:
+    events: list[Event] = []
+    session = session_for(workspace, fix_script(), events, level=3, yes=True)
+    result = asyncio.run(session.run("make the failing test pass"))
+    session.close()
+
+    assert result.success
+    assert result.output == "Fixed subtract; the tests pass."
+    assert (workspace / "calc.py").read_text().endswith(FIX)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "final"
+    assert [e.tool for e in events if isinstance(e, ToolCall)] == ["read_file", "edit_file", "shell"]
+    shell_result = [e for e in events if isinstance(e, ToolResultEvent) and e.tool == "shell"][0]
+    assert shell_result.ok and "1 passed" in str(shell_result.result)
+    assert result.steps == 4
+
+
+def test_the_run_is_recorded_and_can_be_undone(workspace: Path, chrysalis_home: Path) -> None:
+    session = session_for(workspace, fix_script(), [], level=3, yes=True)
+    result = asyncio.run(session.run("fix the failing test"))
+    session.close()
+    with Stores.open(chrysalis_home) as stores:
+        traced = [e["type"] for e in stores.traces.events(result.run_id)]
+        assert traced[0] == "start" and traced[-1] == "final" and "tool_call" in traced
+        summary = stores.evals.summary()
+        assert any(row.task_type == "fix" and row.runs == 1 for row in summary)
+        restored = stores.checkpoints.undo(workspace)
+    assert [p.name for p in restored] == ["calc.py"]
+    assert (workspace / "calc.py").read_text().endswith(BUG)
+
+
+def test_max_steps_stops_with_a_clear_reason(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("list_dir", path="."), tool("read_file", path="calc.py"), tool("list_dir", path="tests")])
+    session = session_for(workspace, script, events, max_steps=2)
+    with pytest.raises(TaskStopped, match="--max-steps 2") as caught:
+        asyncio.run(session.run("look around"))
+    assert caught.value.reason == "max_steps"
+    error = events[-1]
+    assert isinstance(error, ErrorEvent) and error.reason == "max_steps" and error.exit_code == 1
+
+
+def test_budget_stops_a_priced_model(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("list_dir", path="."), final("done")])
+    session = session_for(workspace, script, events, budget="0.0000001", model="openai:gpt-4o")
+    with pytest.raises(TaskStopped, match="--budget") as caught:
+        asyncio.run(session.run("look around"))
+    assert caught.value.reason == "budget"
+
+
+def test_timeout_stops_a_slow_model(workspace: Path) -> None:
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        return ModelResponse(parts=[TextPart("late")])
+
+    events: list[Event] = []
+    session = session_for(workspace, FunctionModel(slow), events, timeout="0.2")
+    with pytest.raises(TaskStopped, match="--timeout") as caught:
+        asyncio.run(session.run("anything"))
+    assert caught.value.reason == "timeout"
+    assert isinstance(events[-1], ErrorEvent) and events[-1].reason == "timeout"
+
+
+def test_a_write_at_level_0_is_refused_then_the_run_ends_with_exit_3(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("write_file", path="new.py", content="x = 1\n")])
+    session = session_for(workspace, script, events, level=0)
+    with pytest.raises(PolicyDenied, match="--level 2") as caught:
+        asyncio.run(session.run("write a file"))
+    assert caught.value.exit_code == 3
+    refusals = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert refusals and not refusals[0].ok and "--level 2" in (refusals[0].error or "")
+    assert not (workspace / "new.py").exists()
+
+
+def test_ask_mode_refuses_writes_naming_the_mode(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    session = session_for(workspace, script, events, level=3, yes=True, mode="ask")
+    asyncio.run(session.run("explain calc.py"))
+    refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
+    assert not refused.ok and "--mode code" in (refused.error or "")
+    assert (workspace / "calc.py").read_text().endswith(BUG)
+
+
+def test_writes_need_approval_at_level_2(workspace: Path) -> None:
+    asked: list[str] = []
+
+    async def approve(name: str, args: dict[str, Any], reason: str) -> bool:
+        asked.append(name)
+        return True
+
+    settings = load_settings({"workspace": workspace, "level": 2})
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    session = AgentSession(settings, model=script.model(), approver=approve)
+    asyncio.run(session.run("fix it"))
+    assert asked == ["edit_file"]
+    assert (workspace / "calc.py").read_text().endswith(FIX)
+
+
+def test_without_an_approver_a_write_is_not_run_and_says_how_to_allow_it(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    session = session_for(workspace, script, events, level=2)
+    asyncio.run(session.run("fix it"))
+    refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
+    assert not refused.ok and "--yes" in (refused.error or "")
+    assert (workspace / "calc.py").read_text().endswith(BUG)
+
+
+def test_test_files_are_protected(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script(
+        [
+            tool("write_file", path="tests/test_calc.py", content="def test_nothing():\n    pass\n"),
+            final("done"),
+        ]
+    )
+    session = session_for(workspace, script, events, level=3, yes=True)
+    asyncio.run(session.run("make the failing test pass"))
+    assert "assert subtract(5, 3) == 2" in (workspace / "tests" / "test_calc.py").read_text()
+    assert any(isinstance(e, RedFlag) and e.kind == "protected_file" for e in events)
+
+
+def test_repeated_identical_calls_are_red_flagged_then_stopped(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("read_file", path="calc.py")])
+    session = session_for(workspace, script, events, max_steps=20)
+    with pytest.raises(TaskStopped) as caught:
+        asyncio.run(session.run("read it"))
+    assert caught.value.reason == "stuck"
+    flags = [e for e in events if isinstance(e, RedFlag)]
+    assert flags and flags[0].kind == "repeated_call"
+    results = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert results[0].ok and results[1].ok and not results[2].ok
+    assert "Red flag" in (results[2].error or "")
+
+
+def test_finishing_without_checking_a_change_is_refused_once(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script(
+        [
+            tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX),
+            final("done"),
+            tool("shell", command="python -m pytest -q -p no:cacheprovider"),
+            final("done, tests pass"),
+        ]
+    )
+    session = session_for(workspace, script, events, level=3, yes=True)
+    result = asyncio.run(session.run("fix the bug"))
+    assert result.output == "done, tests pass"
+    assert any(isinstance(e, RedFlag) and e.kind == "unchecked_finish" for e in events)
+
+
+def test_a_failed_edit_tells_the_model_to_read_again(workspace: Path) -> None:
+    events: list[Event] = []
+    script = Script([tool("edit_file", path="calc.py", old_text="nope", new_text="x"), final("gave up")])
+    session = session_for(workspace, script, events, level=3, yes=True)
+    asyncio.run(session.run("fix"))
+    failed = [e for e in events if isinstance(e, ToolResultEvent)][0]
+    assert not failed.ok and "read_file" in (failed.error or "")
+
+
+def test_history_carries_over_between_runs(workspace: Path) -> None:
+    script = Script([final("first"), final("second")])
+    session = session_for(workspace, script, [])
+    asyncio.run(session.run("one"))
+    asyncio.run(session.run("two"))
+    assert len(script.seen[-1]) > 1
+    assert session.compact() < len(session.history) + 1
+
+
+def test_final_event_carries_totals(workspace: Path) -> None:
+    events: list[Event] = []
+    session = session_for(workspace, Script([final("hello")]), events)
+    asyncio.run(session.run("say hello"))
+    done = events[-1]
+    assert isinstance(done, Final) and done.steps == 1 and done.cost_usd == 0.0 and done.input_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [("fix the failing test", "fix"), ("explain calc.py", "explain"), ("rename foo", "refactor"), ("hmm", "other")],
+)
+def test_task_type(task: str, kind: str) -> None:
+    assert task_type(task) == kind

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chrysalis.stores import Stores
+
+
+def _jsonl(home: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (home / "traces.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_events_round_trip_in_order_with_run_id_and_ts(stores: Stores, home: Path) -> None:
+    stores.traces.record("run-1", {"type": "start", "task": "fix it", "model": "local:x", "ts": 100.5})
+    stores.traces.record("run-2", {"type": "start", "task": "other"})
+    stores.traces.record("run-1", {"type": "tool_call", "tool": "read_file", "args": {"path": "a.py"}})
+    events = stores.traces.events("run-1")
+    assert [e["type"] for e in events] == ["start", "tool_call"]
+    assert events[0] == {"run_id": "run-1", "ts": 100.5, "type": "start", "task": "fix it", "model": "local:x"}
+    assert events[1]["args"] == {"path": "a.py"}
+    assert isinstance(events[1]["ts"], float)
+    assert stores.traces.events("nope") == []
+    assert stores.traces.count() == 3
+
+
+def test_jsonl_file_has_one_parseable_line_per_event(stores: Stores, home: Path) -> None:
+    stores.traces.record("r", {"type": "text_delta", "text": "line one\nline two \u2713"})
+    stores.traces.record("r", {"type": "tool_result", "result": {"nested": [1, 2]}, "path": Path("a/b.py")})
+    lines = _jsonl(home)
+    assert [line["type"] for line in lines] == ["text_delta", "tool_result"]
+    assert lines[0]["text"] == "line one\nline two \u2713"
+    assert lines[1]["path"] == str(Path("a/b.py"))  # non-JSON values are kept as their str
+    assert all(line["run_id"] == "r" for line in lines)
+
+
+def test_the_given_run_id_wins_over_one_inside_the_event(stores: Stores) -> None:
+    stores.traces.record("real", {"type": "start", "run_id": "stale"})
+    assert stores.traces.events("real")[0]["run_id"] == "real"
+
+
+def test_runs_summarise_the_latest_runs_first(stores: Stores) -> None:
+    stores.traces.record("a", {"type": "start", "task": "task a", "model": "m1", "ts": 10.0})
+    stores.traces.record("a", {"type": "final", "success": True, "cost_usd": 0.25, "ts": 12.0})
+    stores.traces.record("b", {"type": "start", "task": "task b", "model": "m2", "ts": 20.0})
+    stores.traces.record("b", {"type": "error", "reason": "timeout", "ts": 25.0})
+    stores.traces.record("c", {"type": "tool_call", "ts": 30.0})
+    runs = stores.traces.runs()
+    assert [r.run_id for r in runs] == ["c", "b", "a"]
+    c, b, a = runs
+    assert (a.task, a.model, a.status, a.success, a.cost_usd) == ("task a", "m1", "final", True, 0.25)
+    assert (a.started_at, a.ended_at, a.events) == (10.0, 12.0, 2)
+    assert (b.status, b.success) == ("error", False)
+    assert (c.task, c.status, c.success, c.cost_usd) == (None, "unfinished", None, None)
+    assert [r.run_id for r in stores.traces.runs(limit=1)] == ["c"]
+
+
+def test_event_without_type_is_refused(stores: Stores, home: Path) -> None:
+    with pytest.raises(ValueError, match="'type'"):
+        stores.traces.record("r", {"text": "no type"})
+    assert stores.traces.count() == 0
+    assert (home / "traces.jsonl").read_text() == ""
+
+
+def test_traces_survive_reopening(home: Path) -> None:
+    with Stores.open(home) as stores:
+        stores.traces.record("r", {"type": "start"})
+    with Stores.open(home) as stores:
+        stores.traces.record("r", {"type": "final", "success": False})
+        assert [e["type"] for e in stores.traces.events("r")] == ["start", "final"]
+    assert len(_jsonl(home)) == 2
