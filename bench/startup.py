@@ -37,7 +37,7 @@ def first_request_seconds(env: dict[str, str], workspace: Path) -> float:
     """Time from process start until the scripted server has seen the first request."""
     times: list[float] = []
     for _ in range(5):
-        with ScriptedOpenAIServer([{"content": "done"}]) as server:
+        with ScriptedOpenAIServer(["done"]) as server:
             started = time.perf_counter()
             subprocess.run(
                 [sys.executable, "-m", "chrysalis", "run", "say done", "--base-url", server.base_url,
@@ -65,7 +65,9 @@ def main() -> None:
     for name, seconds, ratio in rows:
         print(f"{name:32} {seconds:9.3f} {ratio:9.1f}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({name: {"seconds": round(s, 4), "ratio": round(r, 2)} for name, s, r in rows}, indent=2))
+    RESULTS.write_text(
+        json.dumps({name: {"seconds": round(s, 4), "ratio": round(r, 2)} for name, s, r in rows}, indent=2)
+    )
     print(f"wrote {RESULTS}")
 
 

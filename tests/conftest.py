@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 
 @pytest.fixture(autouse=True)
-def chrysalis_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def chrysalis_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("CHRYSALIS_HOME", str(home))
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     for key in ("MODEL", "BASE_URL", "MODE", "LEVEL", "PRIORITY", "BUDGET", "TIMEOUT", "MAX_STEPS", "WORKSPACE", "YES"):
         monkeypatch.delenv(f"CHRYSALIS_{key}", raising=False)
-    yield home
+    return home
 
 
 @pytest.fixture

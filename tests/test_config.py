@@ -74,7 +74,7 @@ def test_bad_toml_names_the_file_and_line(workspace: Path) -> None:
 
 
 def test_unknown_key_names_file_line_and_allowed_keys(workspace: Path) -> None:
-    path = write(workspace / ".chrysalis" / "config.toml", 'level = 1\n\nlevle = 2\n')
+    path = write(workspace / ".chrysalis" / "config.toml", "level = 1\n\nlevle = 2\n")
     with pytest.raises(ConfigError) as caught:
         load_settings({"workspace": workspace}, environ=env())
     message = str(caught.value)

@@ -49,7 +49,7 @@ class Settings:
     base_url: str | None = None
     """An OpenAI-compatible server to send requests to (then ``model``'s name is passed as is)."""
     mode: Mode = "code"
-    """What kind of work is allowed: ``ask`` (no writes), ``architect`` (plans and docs only), ``code``, ``semantic``."""
+    """What work is allowed: ``ask`` (no writes), ``architect`` (plans and docs only), ``code``, ``semantic``."""
     level: int = 2
     """Security level: 0 read-only, 1 read + sandboxed read, 2 write with confirmation, 3 shell."""
     priority: str = "best"
@@ -156,9 +156,7 @@ def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
     for key, value in data.items():
         line = _line_of(text, key)
         if key not in KEYS:
-            raise ConfigError(
-                f"{path}:{line}: unknown key {key!r}. Allowed keys: {', '.join(KEYS)}."
-            )
+            raise ConfigError(f"{path}:{line}: unknown key {key!r}. Allowed keys: {', '.join(KEYS)}.")
         result[key] = (value, f"{path}:{line}")
     return result
 
@@ -174,9 +172,7 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         return _COERCERS[key](value)
     except (TypeError, ValueError) as exc:
         detail = f" ({exc})" if str(exc) else ""
-        raise ConfigError(
-            f"{source}: bad value {value!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}."
-        ) from exc
+        raise ConfigError(f"{source}: bad value {value!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}.") from exc
 
 
 def _as_bool(value: Any) -> bool:

@@ -7,18 +7,27 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from chrysalis.llm.testing import ScriptedOpenAIServer
+from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 
 CHRYSALIS = [sys.executable, "-m", "chrysalis"]
 
 
-def chrysalis(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def chrysalis(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [*CHRYSALIS, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        [*CHRYSALIS, *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -103,8 +112,8 @@ def test_undo_with_nothing_to_undo_exits_2(workspace: Path) -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
-def _tool_call(name: str, args: dict[str, object]) -> dict[str, object]:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
+def _tool_call(name: str, args: dict[str, Any]) -> ScriptedReply:
+    return ScriptedReply.tool_call(name, args)
 
 
 def test_json_run_against_a_scripted_server_prints_one_event_per_line(workspace: Path) -> None:
@@ -112,7 +121,7 @@ def test_json_run_against_a_scripted_server_prints_one_event_per_line(workspace:
         _tool_call("read_file", {"path": "calc.py"}),
         _tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a - b"}),
         _tool_call("shell", {"command": "python -m pytest -q -p no:cacheprovider"}),
-        {"content": "Fixed."},
+        ScriptedReply(text="Fixed."),
     ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(

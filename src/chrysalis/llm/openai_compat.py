@@ -11,16 +11,19 @@ the SDK-based providers and this backend retry the same errors the same way.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatMessage, Completion
+
+if TYPE_CHECKING:  # httpx and ssl are imported on first use, keeping `import chrysalis.llm.providers` light
+    import ssl
+
+    import httpx
 
 __all__ = ["OpenAICompatBackend", "RetryPolicy"]
 
@@ -46,6 +49,12 @@ class RetryPolicy:
     def delay(self, attempt: int) -> float:
         """Seconds to wait after the failed attempt number ``attempt`` (0-based)."""
         return float(min(self.base_delay * (2**attempt), self.max_delay))
+
+    async def wait(self, attempt: int) -> None:
+        """Sleep ``delay(attempt)`` seconds (asyncio is imported here, not at start-up)."""
+        import asyncio
+
+        await asyncio.sleep(self.delay(attempt))
 
     def should_retry_status(self, status: int) -> bool:
         """True for statuses that a later attempt may not get."""
@@ -85,8 +94,6 @@ class OpenAICompatBackend:
         self._json_schema = supports_json_schema
         self._retry = retry or RetryPolicy()
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def name(self) -> str:
@@ -124,27 +131,25 @@ class OpenAICompatBackend:
             body["stream_options"] = {"include_usage": True}
         return await self._request(body, on_text)
 
-    async def aclose(self) -> None:
-        """Close the connection pool (optional: it is also dropped with the backend)."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    def _http(self) -> httpx.AsyncClient:
-        # A client's connections belong to one event loop; each ``asyncio.run`` gets a fresh client.
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = httpx.AsyncClient(timeout=self._timeout, transport=self._transport)
-            self._client_loop = loop
-        return self._client
-
     async def _request(self, body: dict[str, Any], on_text: Callable[[str], None] | None) -> Completion:
         """POST with retries; raise ``ModelError`` saying what failed and what to check."""
+        import httpx
+
         payload = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", **self._headers}
+        # One client per reply: a pooled client would outlive the event loop of ``asyncio.run``
+        # and leak its sockets; on the loopback servers this backend is for, a new connection is cheap.
+        async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport, verify=_ssl_context()) as client:
+            return await self._send(client, payload, headers, on_text)
+
+    async def _send(
+        self, client: httpx.AsyncClient, payload: bytes, headers: dict[str, str], on_text: Callable[[str], None] | None
+    ) -> Completion:
+        """Send with retries; raise ``ModelError`` saying what failed and what to check."""
+        import httpx
+
         for attempt in range(self._retry.tries):
             last = attempt + 1 >= self._retry.tries
-            client = self._http()
             try:
                 request = client.build_request("POST", self._url, content=payload, headers=headers)
                 response = await client.send(request, stream=True)
@@ -163,12 +168,14 @@ class OpenAICompatBackend:
                         raise _status_error(self._url, self._model, response, attempt + 1)
                 finally:
                     await response.aclose()
-            await asyncio.sleep(self._retry.delay(attempt))
+            await self._retry.wait(attempt)
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
 
 async def _read(response: httpx.Response, on_text: Callable[[str], None] | None, url: str) -> Completion:
     """Read a successful reply: whole JSON, or server-sent events passed on to ``on_text`` as they come."""
+    import httpx
+
     try:
         if on_text is None:
             await response.aread()
@@ -176,6 +183,14 @@ async def _read(response: httpx.Response, on_text: Callable[[str], None] | None,
         return await _read_stream(response, on_text)
     except (httpx.TransportError, json.JSONDecodeError) as exc:
         raise ModelError(f"The model server at {url} broke off or sent bad JSON mid-reply: {exc}") from exc
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Built once: loading the CA bundle costs milliseconds, too much to pay on every reply."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 def _status_error(url: str, model: str, response: httpx.Response, tries: int) -> ModelError:

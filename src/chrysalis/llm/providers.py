@@ -24,7 +24,6 @@ calls on any exception from a run. Provider SDKs are imported inside ``build_mod
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 from collections.abc import Callable, Mapping
@@ -115,9 +114,8 @@ def _openai_chat_model(name: ModelName, endpoint: tuple[str | None, str], policy
     from pydantic_ai.providers.openrouter import OpenRouterProvider
 
     base_url, api_key = endpoint
-    client = AsyncOpenAI(
-        api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=_http_client(policy)
-    )
+    http = _http_client(policy)
+    client = AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http)
     provider: Any
     if name.provider == "openrouter":
         provider = OpenRouterProvider(openai_client=client)
@@ -125,7 +123,7 @@ def _openai_chat_model(name: ModelName, endpoint: tuple[str | None, str], policy
         provider = OllamaProvider(openai_client=client)
     else:
         provider = OpenAIProvider(openai_client=client)
-    return OpenAIChatModel(name.name, provider=provider)
+    return OpenAIChatModel(name.name, provider=_owning(provider, http, policy))
 
 
 def _anthropic_model(name: ModelName, api_key: str, base_url: str | None, policy: RetryPolicy) -> Model:
@@ -133,10 +131,23 @@ def _anthropic_model(name: ModelName, api_key: str, base_url: str | None, policy
     from pydantic_ai.models.anthropic import AnthropicModel
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
+    http = _http_client(policy)
     client = AsyncAnthropic(
-        api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=_http_client(policy)
+        api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http
     )
-    return AnthropicModel(name.name, provider=AnthropicProvider(anthropic_client=client))
+    return AnthropicModel(name.name, provider=_owning(AnthropicProvider(anthropic_client=client), http, policy))
+
+
+def _owning(provider: Any, http: httpx2.AsyncClient, policy: RetryPolicy) -> Any:
+    """Hand our HTTP client to the provider as if it had made it.
+
+    A provider closes only a client it owns (on ``async with agent:``) and replaces only such a client
+    when a run starts on a new event loop; a client passed in is neither, so its sockets would leak.
+    pydantic-ai 2.68 (pinned) records ownership in these two attributes.
+    """
+    provider._own_http_client = http
+    provider._http_client_factory = lambda: _http_client(policy)
+    return provider
 
 
 def _http_client(policy: RetryPolicy) -> httpx2.AsyncClient:
@@ -160,7 +171,7 @@ def _http_client(policy: RetryPolicy) -> httpx2.AsyncClient:
                     if last or not policy.should_retry_status(response.status_code):
                         return response
                     await response.aclose()
-                await asyncio.sleep(policy.delay(attempt))
+                await policy.wait(attempt)
             raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
         async def aclose(self) -> None:

@@ -112,6 +112,8 @@ class ScriptedOpenAIServer:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every request received, in order."""
+        self.request_times: list[float] = []
+        """``time.perf_counter()`` when each request arrived (for start-up benchmarks)."""
         self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
         self.max_seconds = max_seconds
         self._lock = threading.Lock()
@@ -154,6 +156,7 @@ class ScriptedOpenAIServer:
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         """Record the request and pick its reply; ``None`` once the budget or script is spent."""
         with self._lock:
+            self.request_times.append(time.perf_counter())
             self.requests.append(body)
             index = len(self.requests) - 1
             if index >= self.max_requests:
@@ -211,6 +214,10 @@ def _stream_body(reply: ScriptedReply, model: str) -> bytes:
 def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+        # One buffered write per reply and no Nagle: otherwise headers and body go out as two small
+        # packets and delayed ACKs add ~40 ms to every keep-alive request.
+        wbufsize = -1
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)

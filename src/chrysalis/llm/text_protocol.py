@@ -19,17 +19,19 @@ nothing volatile at the top) so llama.cpp can reuse its KV cache from one step t
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pydantic_ai._instrumentation import get_instructions
+from pydantic_ai._run_context import RunContext
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ModelResponseStreamEvent,
     RetryFeedbackPart,
     RetryPromptPart,  # pyright: ignore[reportDeprecated]
     SystemPromptPart,
@@ -38,137 +40,24 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatBackend, ChatMessage
-from chrysalis.llm.tool_schema import compact_params, inline_refs, tool_call_schema
+from chrysalis.llm.text_format import (
+    FinalAnswer,
+    Malformed,
+    ToolCall,
+    parse_reply,
+    protocol_prompt,
+    render_call,
+    tool_call_schema,
+)
 
-__all__ = [
-    "FinalAnswer",
-    "Malformed",
-    "TextToolModel",
-    "ToolCall",
-    "inline_refs",
-    "parse_reply",
-    "tool_call_schema",
-]
-
-_TOOL_KEYS = ("tool_to_use", "tool", "tool_name", "name")
-_ARG_KEYS = ("parameters", "arguments", "args", "params", "input")
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_DECODER = json.JSONDecoder(strict=False)  # small models put raw newlines inside strings
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """The reply asks to run ``name`` with ``args``."""
-
-    name: str
-    args: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class FinalAnswer:
-    """The reply ends the task with ``text``."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Malformed:
-    """The reply tried to call a tool but cannot be used; ``reason`` is shown to the model."""
-
-    reason: str
-
-
-def parse_reply(text: str, tool_names: Sequence[str]) -> ToolCall | FinalAnswer | Malformed:
-    """Read one reply: a tool call, a final answer, or an attempt at a call that went wrong.
-
-    Plain text with no tool-call object in it is a final answer, as in seed 004.
-    """
-    for obj in _json_objects(text):
-        if "final_answer" in obj:
-            answer = obj["final_answer"]
-            return FinalAnswer(answer if isinstance(answer, str) else json.dumps(answer))
-        call = _as_call(obj)
-        if call is None:
-            continue
-        name, args = call
-        if name not in tool_names:
-            known = ", ".join(tool_names) or "(none)"
-            return Malformed(f"there is no tool named {name!r}; the tools are: {known}")
-        if not isinstance(args, dict):
-            return Malformed(f'"parameters" for {name!r} must be a JSON object, not {type(args).__name__}')
-        return ToolCall(name, args)
-    if "tool_to_use" in text or text.lstrip().startswith("{"):
-        return Malformed("it looks like a tool call but is not one valid JSON object")
-    return FinalAnswer(text.strip())
-
-
-def _json_objects(text: str) -> list[dict[str, Any]]:
-    """Every top-level JSON object in the text, fenced blocks first."""
-    found: list[dict[str, Any]] = []
-    for chunk in [*_FENCE.findall(text), text]:
-        index = chunk.find("{")
-        while index != -1:
-            try:
-                value, end = _DECODER.raw_decode(chunk, index)
-            except json.JSONDecodeError:
-                index = chunk.find("{", index + 1)
-                continue
-            if isinstance(value, dict):
-                found.append(value)
-            index = chunk.find("{", end)
-    return found
-
-
-def _as_call(obj: dict[str, Any]) -> tuple[str, Any] | None:
-    """``(name, args)`` when the object is shaped like a tool call, under any of the common spellings."""
-    if isinstance(obj.get("function"), dict):  # OpenAI style: {"function": {"name": ..., "arguments": ...}}
-        obj = obj["function"]
-    name_key = next((k for k in _TOOL_KEYS if isinstance(obj.get(k), str)), None)
-    arg_key = next((k for k in _ARG_KEYS if k in obj), None)
-    if name_key is None or (name_key == "name" and arg_key is None):
-        return None
-    args: Any = obj.get(arg_key, {}) if arg_key else {}
-    if isinstance(args, str):
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
-            return obj[name_key], args
-    return obj[name_key], {} if args is None else args
-
-
-def protocol_prompt(tools: Sequence[ToolDefinition], *, allow_final: bool) -> str:
-    """The tool catalog and the reply rules, as they go into the system message."""
-    lines = ["## Tools", ""]
-    for tool in tools:
-        summary = (tool.description or "").strip().splitlines()[0:1]
-        lines.append(
-            f"- {tool.name}({compact_params(tool.parameters_json_schema)})" + (f": {summary[0]}" if summary else "")
-        )
-    lines += [
-        "",
-        "## How to reply",
-        "Reply with exactly one JSON object and nothing else. To use a tool:",
-        '{"tool_to_use": "TOOL_NAME", "parameters": {...}}',
-    ]
-    if allow_final:
-        lines += ["When the task is done, reply:", '{"final_answer": "what you did, or the answer"}']
-    lines += [
-        "After each tool call you get a message 'TOOL_RESULT for TOOL_NAME: {...}'.",
-        "Use only the tools listed above, one call per reply.",
-    ]
-    return "\n".join(lines)
-
-
-def render_call(name: str, args: Any) -> str:
-    """A tool call in the exact form the protocol asks for, so the history teaches the format."""
-    return json.dumps({"tool_to_use": name, "parameters": args}, ensure_ascii=False)
+__all__ = ["TextToolModel", "render_history", "trim_history"]
 
 
 def render_history(messages: Sequence[ModelMessage]) -> tuple[list[str], list[ChatMessage]]:
@@ -299,6 +188,21 @@ class TextToolModel(Model):
         prompt = [ChatMessage("system", "\n\n".join(head))] if head else []
         return prompt + trim_history(chat, self.history_chars), tools
 
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """A whole reply as a stream, so agents with event handlers work; live text goes to ``on_text``.
+
+        A tool call can only be parsed once the reply is complete, so the parts are replayed after it.
+        """
+        response = await self.request(messages, model_settings, model_request_parameters)
+        yield _ReplayedResponse(model_request_parameters=model_request_parameters, response=response)
+
     async def request(
         self,
         messages: list[ModelMessage],
@@ -357,3 +261,40 @@ def _correction(reason: str, params: ModelRequestParameters) -> ChatMessage:
         f"Your last reply was not valid: {reason}. Reply with exactly one JSON object: "
         f'{{"tool_to_use": "TOOL_NAME", "parameters": {{...}}}}{final}.',
     )
+
+
+@dataclass
+class _ReplayedResponse(StreamedResponse):
+    """A finished ``ModelResponse`` presented as a stream of part events."""
+
+    response: ModelResponse = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        self._usage = self.response.usage
+        self.provider_details = self.response.provider_details
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        for index, part in enumerate(self.response.parts):
+            if isinstance(part, ToolCallPart):
+                yield self._parts_manager.handle_tool_call_part(
+                    vendor_part_id=index, tool_name=part.tool_name, args=part.args_as_dict()
+                )
+            elif isinstance(part, TextPart):
+                for event in self._parts_manager.handle_text_delta(vendor_part_id=index, content=part.content):
+                    yield event
+
+    @property
+    def model_name(self) -> str:
+        return self.response.model_name or ""
+
+    @property
+    def provider_name(self) -> str | None:
+        return self.response.provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        return self.response.timestamp

@@ -134,7 +134,9 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     shown = relative(ctx.workspace, path)
     text = read_text(path, shown)
     if not args.old_text:
-        raise ToolError("old_text is empty. Copy the exact lines to replace from the file (use write_file for new files).")
+        raise ToolError(
+            "old_text is empty. Copy the exact lines to replace from the file (use write_file for new files)."
+        )
     if args.old_text == args.new_text:
         raise ToolError("old_text and new_text are the same; nothing would change.")
     count = text.count(args.old_text)

@@ -16,7 +16,16 @@ from pydantic import Field
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.workspace import relative, resolve
 
-__all__ = ["GitCommitArgs", "GitDiffArgs", "GitLogArgs", "GitStatusArgs", "git_commit", "git_diff", "git_log", "git_status"]
+__all__ = [
+    "GitCommitArgs",
+    "GitDiffArgs",
+    "GitLogArgs",
+    "GitStatusArgs",
+    "git_commit",
+    "git_diff",
+    "git_log",
+    "git_status",
+]
 
 GIT_TIMEOUT = 60.0
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}

@@ -18,7 +18,7 @@ from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, T
 from chrysalis.tools.files import read_text
 from chrysalis.tools.workspace import normalize, relative, resolve
 
-__all__ = ["ApplyPatchArgs", "FilePatch", "Hunk", "apply_patch", "apply_hunks", "parse_patch"]
+__all__ = ["ApplyPatchArgs", "FilePatch", "Hunk", "apply_hunks", "apply_patch", "parse_patch"]
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _DEV_NULL = "/dev/null"
@@ -127,11 +127,18 @@ def _find(lines: list[str], block: list[str], hint: int, start: int) -> int | No
         return min(max(hint, start), len(lines))
     size = len(block)
     positions = range(start, len(lines) - size + 1)
-    for same in (lambda a, b: a == b, lambda a, b: a.rstrip() == b.rstrip()):
-        found = [p for p in positions if all(same(lines[p + k], block[k]) for k in range(size))]
+    for loose in (False, True):
+        found = [p for p in positions if _block_at(lines, block, p, loose)]
         if found:
             return min(found, key=lambda p: abs(p - hint))
     return None
+
+
+def _block_at(lines: list[str], block: list[str], at: int, loose: bool) -> bool:
+    """Whether ``block`` sits at line ``at``; ``loose`` ignores trailing whitespace."""
+    if loose:
+        return all(lines[at + k].rstrip() == line.rstrip() for k, line in enumerate(block))
+    return lines[at : at + len(block)] == block
 
 
 def apply_hunks(text: str, patch: FilePatch) -> str:

@@ -80,7 +80,9 @@ def _find(args: FindArgs, ctx: ToolContext) -> ToolResult:
     ]
     if not hits:
         return ToolResult.success(f"No files match {args.pattern!r}.")
-    more = f"\n[... {len(hits) - MAX_FIND_RESULTS} more; use a narrower pattern]" if len(hits) > MAX_FIND_RESULTS else ""
+    more = (
+        f"\n[... {len(hits) - MAX_FIND_RESULTS} more; use a narrower pattern]" if len(hits) > MAX_FIND_RESULTS else ""
+    )
     return ToolResult.success("\n".join(hits[:MAX_FIND_RESULTS]) + more)
 
 

@@ -114,7 +114,7 @@ def _shell(args: ShellArgs, ctx: ToolContext) -> ToolResult:
 
 shell = ToolSpec(
     name="shell",
-    description="Run a bash command in the workspace; returns its exit code and output. Background jobs are stopped after.",
+    description="Run a bash command in the workspace; returns its exit code and output (background jobs are stopped).",
     args=ShellArgs,
     effect="shell",
     level=1,

@@ -19,7 +19,18 @@ from chrysalis.tools.base import ToolError
 __all__ = ["SKIP_DIRS", "normalize", "relative", "resolve", "walk_files"]
 
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "__pycache__",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
 )
 """Folders listings and searches skip: tool output, caches and dependencies, never the model's business."""
 
