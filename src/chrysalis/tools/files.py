@@ -139,26 +139,34 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         )
     if args.old_text == args.new_text:
         raise ToolError("old_text and new_text are the same; nothing would change.")
-    count = text.count(args.old_text)
+    old_text, new_text = _match_line_endings(text, args.old_text, args.new_text)
+    count = text.count(old_text)
     if count == 0:
-        raise ToolError(_no_match_message(text, args.old_text, shown))
+        raise ToolError(_no_match_message(text, old_text, shown))
     if count > 1:
-        starts = _match_lines(text, args.old_text)
+        starts = _match_lines(text, old_text)
         raise ToolError(
             f"old_text occurs {count} times in {shown} (at lines {', '.join(map(str, starts))}); it must occur "
             "exactly once. Include more surrounding lines in old_text so it matches only one place."
         )
-    index = text.index(args.old_text)
+    index = text.index(old_text)
     ctx.before_write(path)
-    path.write_text(text.replace(args.old_text, args.new_text, 1), encoding="utf-8")
+    path.write_text(text.replace(old_text, new_text, 1), encoding="utf-8", newline="")
     first = text.count("\n", 0, index) + 1
-    new_lines = args.new_text.splitlines() or [""]
+    new_lines = new_text.splitlines() or [""]
     shown_lines = new_lines[:8]
     tail = f"\n[... {len(new_lines) - 8} more changed lines]" if len(new_lines) > 8 else ""
     return ToolResult.success(
-        f"Edited {shown}: replaced {len(args.old_text.splitlines()) or 1} line(s) at line {first} "
+        f"Edited {shown}: replaced {len(old_text.splitlines()) or 1} line(s) at line {first} "
         f"with {len(new_lines)} line(s). Now:\n{number_lines(shown_lines, first)}{tail}"
     )
+
+
+def _match_line_endings(text: str, old_text: str, new_text: str) -> tuple[str, str]:
+    """Models write LF line endings; in a file with CRLF ones, match and write CRLF instead."""
+    if "\r\n" not in text or "\r" in old_text:
+        return old_text, new_text
+    return old_text.replace("\n", "\r\n"), new_text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 def _match_lines(text: str, needle: str) -> list[int]:
@@ -219,7 +227,7 @@ def _list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.success(f"{shown}/ is empty.")
     more = ""
     if len(entries) > MAX_LIST_ENTRIES:
-        more = f"\n[... {len(entries) - MAX_LIST_ENTRIES} more entries; list a subfolder]"
+        more = f"\n[... more than {MAX_LIST_ENTRIES} entries; list a subfolder or use find]"
     return ToolResult.success("\n".join(entries[:MAX_LIST_ENTRIES]) + more)
 
 

@@ -11,15 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
-
-if TYPE_CHECKING:
-    import httpx
 
 __all__ = [
     "DUCKDUCKGO_URL",
@@ -36,6 +32,8 @@ __all__ = [
 DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
 FETCH_TIMEOUT = 15.0
 MAX_PAGE_CHARS = 8_000
+MAX_DOWNLOAD_BYTES = 2_000_000
+"""A page is read up to this size: enough for any article, and a huge download cannot fill the memory."""
 _USER_AGENT = "Mozilla/5.0 (compatible; chrysalis-forge/0.1)"
 _SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head"})
 _BLOCK_TAGS = frozenset(
@@ -51,14 +49,17 @@ class _TextExtractor(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skip = 0
+        self._pre = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._pre += tag == "pre"
         if tag in _SKIP_TAGS:
             self._skip += 1
         elif tag in _BLOCK_TAGS:
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
+        self._pre = max(0, self._pre - (tag == "pre"))
         if tag in _SKIP_TAGS:
             self._skip = max(0, self._skip - 1)
         elif tag in _BLOCK_TAGS:
@@ -66,7 +67,7 @@ class _TextExtractor(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self._skip:
-            self.parts.append(data)
+            self.parts.append(data if self._pre else re.sub(r"\s+", " ", data))
 
 
 def html_to_text(html: str) -> str:
@@ -74,16 +75,37 @@ def html_to_text(html: str) -> str:
     parser = _TextExtractor()
     parser.feed(html)
     parser.close()
-    lines = (re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in "".join(parser.parts).split("\n"))
+    text = "".join(parser.parts).replace("\xa0", " ")
+    lines = (re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 
 
-def _get(url: str) -> httpx.Response:
-    """GET ``url``; connection problems become a ToolError that says the network is unreachable."""
+@dataclass(frozen=True)
+class _Page:
+    """What a GET brought back: status, content type and (at most ``MAX_DOWNLOAD_BYTES`` of) the body."""
+
+    status: int
+    reason: str
+    kind: str
+    text: str
+
+
+def _get(url: str) -> _Page:
+    """GET ``url``, reading at most ``MAX_DOWNLOAD_BYTES``; no connection becomes 'the network is unreachable'."""
     import httpx
 
     try:
-        return httpx.get(url, timeout=FETCH_TIMEOUT, follow_redirects=True, headers={"User-Agent": _USER_AGENT})
+        with httpx.stream(
+            "GET", url, timeout=FETCH_TIMEOUT, follow_redirects=True, headers={"User-Agent": _USER_AGENT}
+        ) as response:
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) >= MAX_DOWNLOAD_BYTES:
+                    break
+            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            text = bytes(body).decode(response.encoding or "utf-8", errors="replace")
+            return _Page(response.status_code, response.reason_phrase, kind, text)
     except (httpx.ConnectError, httpx.ConnectTimeout, httpx.NetworkError, httpx.ProxyError) as exc:
         raise ToolError(f"the network is unreachable from here: {exc or type(exc).__name__}") from None
     except httpx.TimeoutException:
@@ -102,13 +124,13 @@ def _web_fetch(args: WebFetchArgs, _ctx: ToolContext) -> ToolResult:
     parsed = urlparse(args.url.strip())
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ToolError(f"{args.url!r} is not an http(s) address; give a full URL like https://example.com/page.")
-    response = _get(parsed.geturl())
-    if response.status_code >= 400:
-        raise ToolError(f"{args.url} answered HTTP {response.status_code} {response.reason_phrase}.")
-    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    page = _get(parsed.geturl())
+    if page.status >= 400:
+        raise ToolError(f"{args.url} answered HTTP {page.status} {page.reason}.")
+    kind = page.kind
     if kind and not (kind.startswith("text/") or kind.endswith(("json", "xml", "javascript"))):
         raise ToolError(f"{args.url} is {kind}, not text; only text pages can be read.")
-    body = response.text
+    body = page.text
     text = html_to_text(body) if "html" in kind or (not kind and "<html" in body[:1000].lower()) else body.strip()
     return ToolResult.success(truncate(text or "(the page has no text)", MAX_PAGE_CHARS))
 
@@ -190,12 +212,12 @@ def make_web_search(endpoint: str = DUCKDUCKGO_URL) -> ToolSpec:
         if not args.query.strip():
             raise ToolError("The query is empty.")
         try:
-            response = _get(endpoint + "?" + urlencode({"q": args.query}))
+            page = _get(endpoint + "?" + urlencode({"q": args.query}))
         except ToolError as exc:
             raise ToolError(f"Web search needs network access, which is not available here ({exc}).") from None
-        if response.status_code >= 400:
-            raise ToolError(f"The search engine answered HTTP {response.status_code}; try again later.")
-        hits = parse_duckduckgo(response.text)[: args.max_results]
+        if page.status >= 400:
+            raise ToolError(f"The search engine answered HTTP {page.status}; try again later.")
+        hits = parse_duckduckgo(page.text)[: args.max_results]
         if not hits:
             return ToolResult.success(f"No results for {args.query!r}.")
         lines = [f"{n}. {h.title}\n   {h.url}\n   {h.snippet}".rstrip() for n, h in enumerate(hits, start=1)]

@@ -42,13 +42,14 @@ def resolve(workspace: Path, user_path: str, *, must_exist: bool = False, for_wr
         workspace: The folder the run may touch.
         user_path: The path as the model wrote it: relative to the workspace, or absolute inside it.
         must_exist: Raise a ``ToolError`` that says how to look around when the path does not exist.
-        for_write: Refuse paths that go through a symlink, so the path the policy judged is the one written.
+        for_write: Refuse absolute paths and paths through a symlink, so that the relative path the policy
+            judged (``write_targets``, which cannot see the disk) is exactly the file written.
 
     Returns:
         The resolved absolute path (symlinks followed).
 
     Raises:
-        ToolError: The path is empty, escapes the workspace, or (with the flags) is missing or a symlink.
+        ToolError: The path is empty, escapes the workspace, or (with the flags) is missing, absolute or a symlink.
     """
     if not user_path.strip():
         raise ToolError("The path is empty. Give a path relative to the workspace, e.g. 'src/main.py' or '.'.")
@@ -56,12 +57,17 @@ def resolve(workspace: Path, user_path: str, *, must_exist: bool = False, for_wr
         raise ToolError(f"The path {user_path!r} contains a NUL character.")
     root = workspace.resolve()
     given = Path(user_path)
+    alias = workspace.absolute()  # the workspace as the user named it, maybe through a symlink
+    if given.is_absolute() and given.is_relative_to(alias):
+        given = given.relative_to(alias)
     lexical = Path(posixpath.normpath(given if given.is_absolute() else root / given))
     resolved = lexical.resolve()
     if not resolved.is_relative_to(root):
         raise ToolError(_escape_message(user_path, given, lexical, root))
     if must_exist and not resolved.exists():
         raise ToolError(f"{user_path!r} does not exist. Use list_dir or find to see which files exist.")
+    if for_write and Path(user_path).is_absolute():
+        raise ToolError(f"Give the path relative to the workspace: {relative(root, lexical)!r}, not {user_path!r}.")
     if for_write and resolved != lexical:
         raise ToolError(
             f"{user_path!r} goes through a symlink to {relative(root, resolved)!r}; "

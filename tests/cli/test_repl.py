@@ -1,0 +1,70 @@
+"""The REPL's line handling, without a terminal: tasks, slash commands and their bad inputs."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from chrysalis.agent.loop import AgentSession
+from chrysalis.cli.repl import SLASH_COMMANDS, Repl
+from chrysalis.config import load_settings
+from tests.agent.scripted import Script, final, tool
+
+
+def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=200, highlight=False)
+    settings = load_settings({"workspace": workspace, **flags})
+    return Repl(AgentSession(settings, model=script.model()), console), out
+
+
+def test_design_slash_commands_are_all_there() -> None:
+    expected = "/help /mode /level /priority /model /context /compact /undo /cost /evolve /exit".split()
+    assert list(SLASH_COMMANDS) == expected
+
+
+def test_a_task_runs_and_cost_and_context_show_real_numbers(workspace: Path) -> None:
+    repl, out = make_repl(workspace, Script([tool("read_file", path="calc.py"), final("It subtracts wrongly.")]))
+    assert repl.handle("what does calc.py do?")
+    assert repl.session.history
+    repl.handle("/cost")
+    repl.handle("/context")
+    text = out.getvalue()
+    tokens = repl.session.total_tokens
+    assert tokens > 0 and f"session: {tokens} tokens" in text
+    assert f"messages: {len(repl.session.history)}" in text
+
+
+def test_mode_and_level_change_and_bad_values_are_explained(workspace: Path) -> None:
+    repl, out = make_repl(workspace, Script([final("ok")]))
+    repl.handle("/mode ask")
+    assert repl.session.settings.mode == "ask"
+    repl.handle("/mode yolo")
+    assert repl.session.settings.mode == "ask"
+    assert "unknown mode 'yolo'" in out.getvalue()
+    repl.handle("/level 9")
+    assert repl.session.settings.level == 2
+    assert "0 to 3" in out.getvalue()
+    repl.handle("/level 3")
+    assert repl.session.settings.level == 3
+
+
+def test_undo_restores_the_last_task(workspace: Path) -> None:
+    script = Script([tool("edit_file", path="calc.py", old_text="a + b", new_text="a - b"), final("done")])
+    repl, out = make_repl(workspace, script, level=3, yes=True, protect_tests=False)
+    original = (workspace / "calc.py").read_text()
+    repl.handle("change it")
+    repl.handle("/undo")
+    assert (workspace / "calc.py").read_text() == original
+    assert "restored 1 file" in out.getvalue()
+
+
+def test_unknown_command_and_exit(workspace: Path) -> None:
+    repl, out = make_repl(workspace, Script([final("ok")]))
+    assert repl.handle("/nope")
+    assert "Unknown command '/nope'" in out.getvalue()
+    assert repl.handle("/undo")  # nothing to undo: explained, the session goes on
+    assert "nothing" in out.getvalue().lower()
+    assert repl.handle("/exit") is False
