@@ -225,3 +225,17 @@ def test_final_event_carries_totals(workspace: Path) -> None:
 )
 def test_task_type(task: str, kind: str) -> None:
     assert task_type(task) == kind
+
+
+def test_a_write_too_large_to_checkpoint_is_refused_not_fatal(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chrysalis.stores import checkpoints
+
+    monkeypatch.setattr(checkpoints, "MAX_CHECKPOINT_BYTES", 10)
+    events: list[Event] = []
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("could not")])
+    session = session_for(workspace, script, events, level=3, yes=True)
+    result = asyncio.run(session.run("fix"))
+    refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
+    assert result.output == "could not"
+    assert not refused.ok and "Not written" in (refused.error or "")
+    assert (workspace / "calc.py").read_text().endswith(BUG)

@@ -20,9 +20,9 @@ from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.prompts import build_system_prompt
 from chrysalis.agent.toolset import Approver, GatedTools, RunLimits
 from chrysalis.config import Settings
-from chrysalis.errors import ChrysalisError, ModelError, TaskStopped
+from chrysalis.errors import ChrysalisError, ModelError, TaskStopped, UsageError
 from chrysalis.stores import Stores
-from chrysalis.tools.base import ToolContext, ToolSpec
+from chrysalis.tools.base import ToolContext, ToolError, ToolSpec
 from chrysalis.tools.registry import builtin_tools
 
 if TYPE_CHECKING:
@@ -233,7 +233,10 @@ class AgentSession:
         limits = RunLimits(level=s.level, mode=s.mode, auto_approve=s.yes, protect_tests=s.protect_tests)
 
         def before_write(path: Any) -> None:
-            self.stores.checkpoints.snapshot(run_id, s.workspace, path)
+            try:
+                self.stores.checkpoints.snapshot(run_id, s.workspace, path)
+            except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
+                raise ToolError(f"Not written: {exc}") from exc
 
         context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=s.level < 3)
         return GatedTools(self.tools, run_id=run_id, limits=limits, context=context, emit=self._emit,
