@@ -91,3 +91,10 @@ def test_bad_value_in_file_names_file_line_and_key(workspace: Path) -> None:
 def test_missing_workspace_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="existing folder"):
         load_settings({"workspace": tmp_path / "nope"}, environ=env())
+
+
+def test_profiles_match_the_tool_registry() -> None:
+    from chrysalis.config import PROFILES
+    from chrysalis.tools.registry import TOOL_PROFILES
+
+    assert set(PROFILES) == {"auto", *TOOL_PROFILES}

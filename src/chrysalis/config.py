@@ -31,6 +31,8 @@ Mode = Literal["ask", "architect", "code", "semantic"]
 MODES: tuple[str, ...] = get_args(Mode)
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
+PROFILES = ("auto", "all", "coder", "editor", "researcher", "vcs")
+"""Tool profiles (``chrysalis.tools.registry.TOOL_PROFILES``, plus ``auto``); a test keeps the two in step."""
 
 
 def chrysalis_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -64,6 +66,10 @@ class Settings:
     """The folder the agent works in; no path may escape it."""
     yes: bool = False
     """Approve, without asking, every action the security level allows."""
+    test_command: str | None = None
+    """How to run the project's tests (the run_tests tool); unset means detect it from the project files."""
+    profile: str = "auto"
+    """Which tools the model is offered: all, coder, editor, researcher, vcs; ``auto`` = coder for local models."""
     protect_tests: bool = True
     """Refuse edits to test files, so the agent fixes code instead of weakening tests."""
     home: Path = field(default_factory=chrysalis_home)
@@ -85,7 +91,7 @@ class Settings:
 # Keys a user may set, with the environment variable that sets each.
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
-    "protect_tests",
+    "protect_tests", "profile", "test_command",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini'",
@@ -99,6 +105,8 @@ _ALLOWED: dict[str, str] = {
     "workspace": "an existing folder",
     "yes": "true or false",
     "protect_tests": "true or false",
+    "profile": "auto, all, coder, editor, researcher or vcs",
+    "test_command": "a shell command such as 'python -m pytest -q'",
 }
 
 
@@ -243,6 +251,18 @@ def _as_priority(value: Any) -> str:
     return text
 
 
+def _as_command(value: Any) -> str | None:
+    text = str(value).strip()
+    return text or None
+
+
+def _as_profile(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in PROFILES:
+        raise ValueError("")
+    return text
+
+
 def _as_workspace(value: Any) -> Path:
     path = Path(str(value)).expanduser().resolve()
     if not path.is_dir():
@@ -262,4 +282,6 @@ _COERCERS: dict[str, Any] = {
     "workspace": _as_workspace,
     "yes": _as_bool,
     "protect_tests": _as_bool,
+    "profile": _as_profile,
+    "test_command": _as_command,
 }

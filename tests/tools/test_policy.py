@@ -35,6 +35,7 @@ def test_every_builtin_declares_a_sensible_effect_and_level() -> None:
         "write_file": ("write", 2),
         "apply_patch": ("write", 2),
         "shell": ("shell", 1),
+        "run_tests": ("shell", 1),
         "git_status": ("read", 0),
         "git_diff": ("read", 0),
         "git_log": ("read", 0),
@@ -142,3 +143,10 @@ def test_level_3_shell_asks_unless_auto_approved() -> None:
     assert call(*SHELL, level=3, auto_approve=False).kind == "ask"
     assert call(*SHELL, level=3, auto_approve=True).allowed
     assert call(*SHELL, level=1, auto_approve=False).allowed  # level 1: sandboxed, nothing to confirm
+
+
+@pytest.mark.parametrize("path", ["pytest.ini", "tox.ini", "sub/conftest.py"])
+def test_test_configuration_is_protected_too(path: str) -> None:
+    from chrysalis.tools.policy import is_test_path
+
+    assert is_test_path(path)

@@ -15,6 +15,7 @@ ORDER = [
     "write_file",
     "apply_patch",
     "shell",
+    "run_tests",
     "git_status",
     "git_diff",
     "git_log",
@@ -63,7 +64,7 @@ def test_select_unknown_tool_names_it_and_lists_the_known() -> None:
 
 def test_profiles_name_only_real_tools() -> None:
     assert TOOL_PROFILES["all"] is None
-    assert set(TOOL_PROFILES) == {"all", "editor", "researcher", "vcs"}
+    assert set(TOOL_PROFILES) == {"all", "coder", "editor", "researcher", "vcs"}
     for names in TOOL_PROFILES.values():
         select_tools(names)  # raises on a typo
 
@@ -77,6 +78,10 @@ def test_profile_contents() -> None:
     assert list(profile_tools("vcs")) == ["git_status", "git_diff", "git_log", "git_commit"]
     assert list(profile_tools("all")) == ORDER
     with pytest.raises(
-        UsageError, match=r"Unknown tool profile 'hacker'\. Known profiles: all, editor, researcher, vcs"
+        UsageError, match=r"Unknown tool profile 'hacker'\. Known profiles: all, coder, editor, researcher, vcs"
     ):
         profile_tools("hacker")
+
+
+def test_coder_profile_is_a_small_coding_set() -> None:
+    assert list(profile_tools("coder")) == ["read_file", "list_dir", "grep", "edit_file", "write_file", "run_tests"]

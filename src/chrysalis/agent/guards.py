@@ -8,17 +8,19 @@ feedback the model can act on, and ``RunGuards.stuck`` tells the loop when to gi
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RunGuards"]
+__all__ = ["RunGuards", "edit_hint"]
 
 REPEAT_LIMIT = 2
 """How many identical calls (same tool, same arguments, no file changed in between) are allowed."""
 MAX_RED_FLAGS = 6
 """After this many red flags the run stops: the model is not making progress."""
 MAX_FINISH_REJECTIONS = 2
+_PASSED = re.compile(r"(?:\$ [^\n]*\n)?exit code 0\b")
 
 
 @dataclass
@@ -29,9 +31,12 @@ class RunGuards:
     """Counts successful writes; an identical call after a write is not a repeat."""
     red_flags: int = 0
     finish_rejections: int = 0
+    changed_files: bool = False
+    """This run wrote at least one file."""
     wrote_since_check: bool = False
     """Files changed and no command has run since: the model has not checked its work."""
-    ran_checks: bool = False
+    last_check_failed: bool = False
+    """The last command exited non-zero (or timed out)."""
     _calls: Counter[str] = field(default_factory=Counter[str])
 
     def repeated_call(self, tool: str, args: dict[str, Any]) -> str | None:
@@ -47,25 +52,30 @@ class RunGuards:
             "change the code, or give your final answer."
         )
 
-    def record_result(self, effect: str, ok: bool) -> None:
+    def record_result(self, effect: str, ok: bool, result: object = None) -> None:
         """Track writes and checks so repeats and unverified finishes can be recognised."""
         if effect == "write" and ok:
             self.write_generation += 1
             self.wrote_since_check = True
+            self.changed_files = True
         elif effect == "shell":
-            self.ran_checks = True
             self.wrote_since_check = False
+            # shell and run_tests reports start with "exit code N" (run_tests puts "$ command" first).
+            self.last_check_failed = not (ok and _PASSED.match(str(result)) is not None)
 
     def finish_feedback(self, can_run_commands: bool) -> str | None:
-        """Feedback to refuse a final answer once or twice when changed files were never checked."""
-        if not (can_run_commands and self.wrote_since_check) or self.finish_rejections >= MAX_FINISH_REJECTIONS:
+        """Feedback to refuse a final answer (at most twice) while changes are unchecked or the last check fails."""
+        if not can_run_commands or self.finish_rejections >= MAX_FINISH_REJECTIONS:
+            return None
+        if self.changed_files and self.wrote_since_check:
+            problem = "You changed files but have not checked the change since."
+        elif self.last_check_failed:
+            problem = "The last command you ran failed, so the task is not done."
+        else:
             return None
         self.finish_rejections += 1
         self.red_flags += 1
-        return (
-            "You changed files but have not checked the change since. Run the tests (or the program) "
-            "with the shell tool, then give your final answer."
-        )
+        return f"{problem} Run the tests (or the program) with the shell tool, fix what fails, then answer."
 
     @property
     def stuck(self) -> bool:

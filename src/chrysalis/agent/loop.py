@@ -23,7 +23,7 @@ from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, ModelError, TaskStopped, UsageError
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolContext, ToolError, ToolSpec
-from chrysalis.tools.registry import builtin_tools
+from chrysalis.tools.registry import profile_tools
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -64,6 +64,13 @@ def _has_user_prompt(message: ModelMessage) -> bool:
     return any(part.part_kind == "user-prompt" for part in message.parts)
 
 
+def tool_profile(settings: Settings, *, model_given: bool = False) -> str:
+    """The tool profile to offer: the embedded models do better with fewer, coding-only tools."""
+    if settings.profile != "auto":
+        return settings.profile
+    return "coder" if settings.model.startswith("local:") and not model_given else "all"
+
+
 def task_type(task: str) -> str:
     """A coarse task category for the eval store, so success rates can be compared per kind of task."""
     words = task.lower()
@@ -98,7 +105,9 @@ class AgentSession:
         self.on_event = on_event or (lambda _event: None)
         self.stores = stores or Stores.open(settings.home)
         self._owns_stores = stores is None
-        self.tools = tools if tools is not None else builtin_tools()
+        self._tools_given = tools is not None
+        self.profile = "custom" if tools is not None else tool_profile(settings, model_given=model is not None)
+        self.tools = tools if tools is not None else profile_tools(self.profile)
         self.history: list[ModelMessage] = []
         self.total_cost_usd = 0.0
         self.total_tokens = 0
@@ -116,6 +125,9 @@ class AgentSession:
     def reset_model(self) -> None:
         """Forget the built model so the next run builds it from the (changed) settings."""
         self._model = None
+        if not self._tools_given:
+            self.profile = tool_profile(self.settings)
+            self.tools = profile_tools(self.profile)
 
     def compact(self) -> int:
         """Keep only the last task and its answer; the model then starts with a short history."""
@@ -187,8 +199,8 @@ class AgentSession:
         self.total_cost_usd += tally.cost_usd
         self.total_tokens += tally.input_tokens + tally.output_tokens
         self.stores.evals.log(
-            run_id=tally.run_id, profile="all", task_type=task_type(task), model=self.settings.model,
-            success=success, duration_ms=tally.duration_ms, cost_usd=tally.cost_usd,
+            run_id=tally.run_id, profile=self.profile, task_type=task_type(task),
+            model=self.settings.model, success=success, duration_ms=tally.duration_ms, cost_usd=tally.cost_usd,
             input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
         )  # fmt: skip
 
@@ -202,7 +214,7 @@ class AgentSession:
         context = self.stores.context.load()
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
         agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3)
-        can_run_commands = s.mode == "code" and s.level >= 1 and "shell" in self.tools
+        can_run_commands = s.mode == "code" and s.level >= 1 and bool({"shell", "run_tests"} & set(self.tools))
 
         @agent.output_validator
         def check_before_finishing(output: str) -> str:
@@ -238,7 +250,9 @@ class AgentSession:
             except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
                 raise ToolError(f"Not written: {exc}") from exc
 
-        context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=s.level < 3)
+        context = ToolContext(
+            workspace=s.workspace, before_write=before_write, sandbox=s.level < 3, test_command=s.test_command
+        )
         return GatedTools(self.tools, run_id=run_id, limits=limits, context=context, emit=self._emit,
                           approver=self.approver, guards=guards)  # fmt: skip
 

@@ -18,6 +18,7 @@ from chrysalis.agent.guards import RunGuards, edit_hint
 from chrysalis.errors import PolicyDenied
 from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
 from chrysalis.tools.policy import decide
+from chrysalis.tools.run_tests import code_under_test
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext, Tool
@@ -30,6 +31,7 @@ Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
 MAX_DENIALS = 2
 """A second refused call ends a one-shot run with exit 3: the task cannot go on at this level/mode."""
 _THREADED_EFFECTS = frozenset({"shell", "network"})
+_INLINE_SOURCE_CHARS = 3000
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class GatedTools:
         if refusal:
             return ToolResult.failure(refusal)
         result = await self._run(spec, args)
-        self.guards.record_result(spec.effect, result.ok)
+        self.guards.record_result(spec.effect, result.ok, result.result)
         if not result.ok and result.error:
             return ToolResult.failure(edit_hint(name, result.error))
         return result
@@ -155,9 +157,26 @@ class GatedTools:
         if "protected" in reason:
             self.emit(RedFlag(run_id=self.run_id, kind="protected_file", detail=reason))
             self.guards.red_flags += 1
+            reason += self._fix_here_hint(spec, args)
         else:
             self.denials.append(reason)
         return reason
+
+    def _fix_here_hint(self, spec: ToolSpec, args: Any) -> str:
+        """Point a model that tried to edit a test at the code the test imports, with that code inline.
+
+        Small models fixate on the assertion they can see; showing them the code under test right
+        in the refusal is what turns them towards the real fix.
+        """
+        sources = [src for test in spec.write_targets(args) for src in code_under_test(self.context.workspace, test)]
+        if not sources:
+            return ""
+        hint = f" The test imports {', '.join(sources)}: the bug is there. Fix it with edit_file."
+        first = self.context.workspace / sources[0]
+        text = first.read_text(encoding="utf-8", errors="replace")
+        if len(text) <= _INLINE_SOURCE_CHARS:
+            hint += f"\nHere is {sources[0]}:\n{text}"
+        return hint
 
     async def _run(self, spec: ToolSpec, args: Any) -> ToolResult:
         if spec.effect in _THREADED_EFFECTS:

@@ -115,7 +115,7 @@ def _as_call(obj: dict[str, Any]) -> tuple[str, Any] | None:
     return obj[name_key], {} if args is None else args
 
 
-def protocol_prompt(tools: Sequence[ToolDefinition], *, allow_final: bool) -> str:
+def protocol_prompt(tools: Sequence[ToolDefinition], *, allow_final: bool, reasoning: bool = False) -> str:
     """The tool catalog and the reply rules, as they go into the system message."""
     lines = ["## Tools", ""]
     for tool in tools:
@@ -127,12 +127,15 @@ def protocol_prompt(tools: Sequence[ToolDefinition], *, allow_final: bool) -> st
         "",
         "## How to reply",
         "Reply with exactly one JSON object and nothing else. To use a tool:",
-        '{"tool_to_use": "TOOL_NAME", "parameters": {...}}',
+        '{"thought": "why this step", "tool_to_use": "TOOL_NAME", "parameters": {...}}'
+        if reasoning
+        else '{"tool_to_use": "TOOL_NAME", "parameters": {...}}',
     ]
     if allow_final:
-        lines += ["When the task is done, reply:", '{"final_answer": "what you did, or the answer"}']
+        final = '"final_answer": "what you did, or the answer"}'
+        lines += ["When the task is done, reply:", ('{"thought": "...", ' if reasoning else "{") + final]
     lines += [
-        "After each tool call you get a message 'TOOL_RESULT for TOOL_NAME: {...}'.",
+        "After each tool call you get a message 'TOOL_RESULT for TOOL_NAME (ok):' or '(error):' with the output.",
         "Use only the tools listed above, one call per reply.",
     ]
     return "\n".join(lines)
@@ -143,32 +146,34 @@ def render_call(name: str, args: Any) -> str:
     return json.dumps({"tool_to_use": name, "parameters": args}, ensure_ascii=False)
 
 
-def tool_call_schema(tools: Sequence[ToolDefinition], *, allow_final: bool = True) -> dict[str, Any]:
+THOUGHT_SCHEMA: dict[str, Any] = {"type": "string", "maxLength": 400}
+"""A short reason written before each call: small models choose better when they say why first."""
+
+
+def tool_call_schema(
+    tools: Sequence[ToolDefinition], *, allow_final: bool = True, reasoning: bool = False
+) -> dict[str, Any]:
     """A JSON schema that admits only a call to one of ``tools`` with valid arguments, or a final answer.
 
     Given to a backend that constrains decoding (llama.cpp turns it into a grammar), it makes an
     unknown tool name or broken JSON impossible. ``$defs`` are inlined, which llama.cpp's
     json-schema-to-grammar handles best.
     """
+    thought: dict[str, Any] = {"thought": THOUGHT_SCHEMA} if reasoning else {}
     options: list[dict[str, Any]] = [
-        {
-            "type": "object",
-            "properties": {"tool_to_use": {"const": t.name}, "parameters": _object_schema(t.parameters_json_schema)},
-            "required": ["tool_to_use", "parameters"],
-            "additionalProperties": False,
-        }
+        _closed_object(
+            {**thought, "tool_to_use": {"const": t.name}, "parameters": _object_schema(t.parameters_json_schema)}
+        )
         for t in tools
     ]
     if allow_final or not options:
-        options.append(
-            {
-                "type": "object",
-                "properties": {"final_answer": {"type": "string"}},
-                "required": ["final_answer"],
-                "additionalProperties": False,
-            }
-        )
+        options.append(_closed_object({**thought, "final_answer": {"type": "string"}}))
     return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def _closed_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with exactly these properties, all required, in this order (the grammar keeps the order)."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -87,7 +87,7 @@ def _request_part_text(part: Any) -> list[str]:
             return [part.content]
         return [c if isinstance(c, str) else "[attachment left out]" for c in part.content]
     if isinstance(part, ToolReturnPart):
-        return [f"TOOL_RESULT for {part.tool_name}: {part.model_response_str()}"]
+        return [render_tool_result(part.tool_name, part.content, part.model_response_str)]
     if isinstance(part, RetryPromptPart):  # pyright: ignore[reportDeprecated]
         prefix = f"TOOL_RESULT for {part.tool_name}: " if part.tool_name else ""
         return [prefix + part.model_response()]
@@ -96,6 +96,20 @@ def _request_part_text(part: Any) -> list[str]:
     if isinstance(part, SystemPromptPart):
         return [f"[system] {part.content}"]
     return []
+
+
+def render_tool_result(tool_name: str, content: Any, as_json: Callable[[], str]) -> str:
+    r"""A tool result as the model reads it: text results verbatim, anything else as JSON.
+
+    Small models read a file's text far better than the same text JSON-escaped (``\n``, ``\"``),
+    and copying ``old_text`` for an edit depends on it.
+    """
+    if isinstance(content, dict) and set(content) <= {"ok", "result", "error"}:
+        body = content.get("result") if content.get("ok") else content.get("error")
+        if isinstance(body, str):
+            status = "ok" if content.get("ok") else "error"
+            return f"TOOL_RESULT for {tool_name} ({status}):\n{body}"
+    return f"TOOL_RESULT for {tool_name}: {as_json()}"
 
 
 def _response_text(message: ModelResponse) -> str:
@@ -142,6 +156,7 @@ class TextToolModel(Model):
         max_tokens: int = 1024,
         system: str = "chrysalis-text",
         settings: ModelSettings | None = None,
+        reasoning: bool = False,
     ) -> None:
         """Wrap ``backend``.
 
@@ -154,6 +169,7 @@ class TextToolModel(Model):
             max_tokens: Most tokens per reply, unless the request's settings say otherwise.
             system: The provider name reported to pydantic-ai and traces.
             settings: Default pydantic-ai model settings.
+            reasoning: Ask for a short ``thought`` before each call (helps small models choose).
         """
         super().__init__(settings=settings)
         self.backend = backend
@@ -164,6 +180,7 @@ class TextToolModel(Model):
         self.corrections = 0
         """Corrective re-prompts sent so far, over all requests of this model."""
         self._system = system
+        self.reasoning = reasoning
 
     @property
     def model_name(self) -> str:
@@ -184,7 +201,7 @@ class TextToolModel(Model):
         instructions = get_instructions(messages, params)
         head = [p for p in (instructions, *system_parts) if p]
         if tools:
-            head.append(protocol_prompt(tools, allow_final=params.allow_text_output))
+            head.append(protocol_prompt(tools, allow_final=params.allow_text_output, reasoning=self.reasoning))
         prompt = [ChatMessage("system", "\n\n".join(head))] if head else []
         return prompt + trim_history(chat, self.history_chars), tools
 
@@ -214,7 +231,9 @@ class TextToolModel(Model):
         settings: dict[str, Any] = dict(model_settings or {})
         prompt, tools = self.build_prompt(messages, params)
         names = [t.name for t in tools]
-        schema = tool_call_schema(tools, allow_final=params.allow_text_output) if tools else None
+        schema = (
+            tool_call_schema(tools, allow_final=params.allow_text_output, reasoning=self.reasoning) if tools else None
+        )
         use_schema = schema if self.backend.supports_json_schema else None
         usage = RequestUsage()
         errors: list[str] = []

@@ -88,6 +88,8 @@ class ToolContext:
     """Seconds a shell command may run before it is killed."""
     sandbox: bool = False
     """Run shell commands in a read-only, network-less sandbox (security level 1)."""
+    test_command: str | None = None
+    """The project's test command (``test_command`` in config); ``None`` means detect it from the project files."""
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,9 @@ _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
     "semantic": frozenset({"read", "memory"}),
 }
 _DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
-_TEST_PATTERNS = ("test_*.py", "*_test.py", "tests/*", "test/*", "conftest.py", "*.test.*", "*.spec.*")
+_TEST_PATTERNS = (
+    "test_*.py", "*_test.py", "tests/*", "test/*", "conftest.py", "*.test.*", "*.spec.*", "pytest.ini", "tox.ini",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

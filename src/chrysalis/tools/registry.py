@@ -14,6 +14,7 @@ from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.files import edit_file, list_dir, read_file, write_file
 from chrysalis.tools.git import git_commit, git_diff, git_log, git_status
 from chrysalis.tools.patch import apply_patch
+from chrysalis.tools.run_tests import run_tests
 from chrysalis.tools.search import find, grep
 from chrysalis.tools.shell import shell
 from chrysalis.tools.system import system_stats
@@ -30,6 +31,7 @@ _BUILTINS: tuple[ToolSpec, ...] = (
     write_file,
     apply_patch,
     shell,
+    run_tests,
     git_status,
     git_diff,
     git_log,
@@ -41,6 +43,7 @@ _BUILTINS: tuple[ToolSpec, ...] = (
 
 TOOL_PROFILES: dict[str, tuple[str, ...] | None] = {
     "all": None,
+    "coder": ("read_file", "list_dir", "grep", "edit_file", "write_file", "run_tests"),
     "editor": ("read_file", "list_dir", "find", "grep", "edit_file", "write_file", "apply_patch"),
     "researcher": ("read_file", "list_dir", "find", "grep", "web_search", "web_fetch"),
     "vcs": ("git_status", "git_diff", "git_log", "git_commit"),

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
 
-__all__ = ["ShellArgs", "sandbox_argv", "shell"]
+__all__ = ["ShellArgs", "run_command", "sandbox_argv", "shell"]
 
 MAX_OUTPUT_CHARS = 8_000
 """Command output beyond this is cut in the middle: the head and the tail (where errors are) stay."""
@@ -89,27 +89,36 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tup
     return code, out.decode("utf-8", errors="replace")
 
 
-def _shell(args: ShellArgs, ctx: ToolContext) -> ToolResult:
-    if not args.command.strip():
+def run_command(command: str, ctx: ToolContext, timeout: float | None = None) -> tuple[int | None, str]:
+    """Run ``command`` in the workspace (sandboxed when ``ctx.sandbox``); returns (exit code, report).
+
+    The report starts with ``exit code N`` (or says it timed out), then the capped output; the
+    agent's guards read that first line to know whether the last check passed.
+    """
+    if not command.strip():
         raise ToolError("The command is empty.")
     workspace = ctx.workspace.resolve()
-    timeout = min(args.timeout or ctx.shell_timeout, ctx.shell_timeout)
+    limit = min(timeout or ctx.shell_timeout, ctx.shell_timeout)
     env = dict(os.environ)
     if ctx.sandbox:
-        argv = sandbox_argv(workspace, args.command)
+        argv = sandbox_argv(workspace, command)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     else:
-        argv = ["bash", "-c", args.command]
+        argv = ["bash", "-c", command]
     try:
-        code, output = _run(argv, workspace, env, timeout)
+        code, output = _run(argv, workspace, env, limit)
     except FileNotFoundError as exc:
         raise ToolError(f"Cannot start the command: {exc.strerror}: {exc.filename}") from None
     body = truncate(output.rstrip("\n"), MAX_OUTPUT_CHARS) if output.strip() else "(no output)"
     if code is None:
-        head = f"Timed out after {timeout:g}s; the command and every process it started were killed."
+        head = f"Timed out after {limit:g}s; the command and every process it started were killed."
     else:
         head = f"exit code {code}" + (" (read-only sandbox, no network)" if ctx.sandbox else "")
-    return ToolResult.success(f"{head}\n{body}")
+    return code, f"{head}\n{body}"
+
+
+def _shell(args: ShellArgs, ctx: ToolContext) -> ToolResult:
+    return ToolResult.success(run_command(args.command, ctx, args.timeout)[1])
 
 
 shell = ToolSpec(
