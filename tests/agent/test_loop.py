@@ -239,3 +239,16 @@ def test_a_write_too_large_to_checkpoint_is_refused_not_fatal(workspace: Path, m
     assert result.output == "could not"
     assert not refused.ok and "Not written" in (refused.error or "")
     assert (workspace / "calc.py").read_text().endswith(BUG)
+
+
+def test_each_run_saves_a_new_context_version(workspace: Path, chrysalis_home: Path) -> None:
+    session = session_for(workspace, Script([final("one"), final("two")]), [], mode="ask", priority="cheap")
+    asyncio.run(session.run("first"))
+    asyncio.run(session.run("second"))
+    session.close()
+    with Stores.open(chrysalis_home) as stores:
+        name = f"workspace:{workspace}"
+        assert [v for v, _ in stores.context.versions(name)] == [1, 2]
+        saved = stores.context.load(name)
+    assert saved.mode == "ask" and saved.priority == "cheap" and "Mode: ask" in saved.system
+    assert len(saved.history) == 4 and saved.history[-1]["kind"] == "response"

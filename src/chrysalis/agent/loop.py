@@ -9,6 +9,7 @@ consistent whatever happens (``finally`` writes the eval record and closes the t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from chrysalis.agent.toolset import Approver, GatedTools, RunLimits
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, ModelError, TaskStopped, UsageError
 from chrysalis.stores import Stores
+from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolContext, ToolError, ToolSpec
 from chrysalis.tools.registry import profile_tools
 
@@ -122,6 +124,11 @@ class AgentSession:
             self._model = build_model(self.settings)
         return self._model
 
+    @property
+    def context_name(self) -> str:
+        """Contexts are kept per workspace, so tool hints and history belong to one project."""
+        return f"workspace:{self.settings.workspace}"
+
     def reset_model(self) -> None:
         """Forget the built model so the next run builds it from the (changed) settings."""
         self._model = None
@@ -211,7 +218,7 @@ class AgentSession:
         s = self.settings
         guards = RunGuards()
         gated = self._gated_tools(tally.run_id, guards)
-        context = self.stores.context.load()
+        context = self.stores.context.load(self.context_name)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
         agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3)
         can_run_commands = s.mode == "code" and s.level >= 1 and bool({"shell", "run_tests"} & set(self.tools))
@@ -238,7 +245,17 @@ class AgentSession:
                             self._emit(TextDelta(run_id=tally.run_id, text=part.content))
             assert run.result is not None
             self.history = list(run.result.all_messages())
+            self._save_context(context, system)
             return str(run.result.output)
+
+    def _save_context(self, previous: Context, system: str) -> None:
+        """Keep a new version of the session's context: prompt, mode, priority and the whole history."""
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        s = self.settings
+        history = tuple(ModelMessagesTypeAdapter.dump_python(self.history, mode="json"))
+        updated = dataclasses.replace(previous, system=system, mode=s.mode, priority=s.priority, history=history)
+        self.stores.context.save(updated, self.context_name)
 
     def _gated_tools(self, run_id: str, guards: RunGuards) -> GatedTools:
         s = self.settings
