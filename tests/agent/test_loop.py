@@ -252,3 +252,47 @@ def test_each_run_saves_a_new_context_version(workspace: Path, chrysalis_home: P
         saved = stores.context.load(name)
     assert saved.mode == "ask" and saved.priority == "cheap" and "Mode: ask" in saved.system
     assert len(saved.history) == 4 and saved.history[-1]["kind"] == "response"
+
+
+def test_the_answer_streams_as_text_deltas(workspace: Path) -> None:
+    from chrysalis.agent.events import TextDelta
+    from chrysalis.llm.testing import ScriptedChatBackend
+    from chrysalis.llm.text_protocol import TextToolModel
+
+    answer = "calc.py holds add and subtract; subtract adds by mistake."
+    backend = ScriptedChatBackend(
+        ['{"tool_to_use": "read_file", "parameters": {"path": "calc.py"}}', f'{{"final_answer": "{answer}"}}']
+    )
+    events: list[Event] = []
+    settings = load_settings({"workspace": workspace})
+    session = AgentSession(settings, model=TextToolModel(backend), on_event=events.append)
+    result = asyncio.run(session.run("what is in calc.py?"))
+    session.close()
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert result.output == answer
+    assert len(deltas) > 1 and "".join(deltas) == answer  # pieces, as they came, without the JSON around them
+    kinds = [e.type for e in events]
+    assert kinds.index("tool_result") < kinds.index("text_delta") < kinds.index("final")
+
+
+def test_an_answer_over_a_failing_check_is_not_a_success(workspace: Path, chrysalis_home: Path) -> None:
+    events: list[Event] = []
+    wrong = "    return a * b\n"
+    script = Script(
+        [
+            tool("edit_file", path="calc.py", old_text=BUG, new_text=wrong),
+            tool("shell", command="python -m pytest -q -p no:cacheprovider"),
+            final("done"),  # refused twice: the tests fail
+            final("done"),
+            final("done"),  # then accepted, but not as a success
+        ]
+    )
+    session = session_for(workspace, script, events, level=3, yes=True)
+    result = asyncio.run(session.run("fix the bug"))
+    session.close()
+    assert result.output == "done"
+    assert not result.success and result.problem and "failed" in result.problem
+    finals = [e for e in events if isinstance(e, Final)]
+    assert finals and not finals[0].success and finals[0].problem == result.problem
+    with Stores.open(chrysalis_home) as stores:
+        assert stores.evals.summary()[0].success_rate == 0.0

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from pydantic_ai.tools import ToolDefinition
 
 from chrysalis.llm.text_format import (
+    AnswerStream,
     FinalAnswer,
     Malformed,
     ToolCall,
@@ -137,3 +138,28 @@ def test_catalog_is_compact_and_states_the_rules() -> None:
     assert compact_params(
         {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}}
     ) == ("xs?: list[integer]")
+
+
+def stream(text: str, size: int) -> list[str]:
+    answer = AnswerStream()
+    return [answer.feed(text[i : i + size]) for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_answer_stream_decodes_the_answer_whatever_the_piece_size(size: int) -> None:
+    text = '{"final_answer": "said \\"hi\\"\\nthen \\u00e9t\\u00e9 \\\\ done"} trailing'
+    assert "".join(stream(text, size)) == 'said "hi"\nthen été \\ done'
+
+
+def test_answer_stream_shows_nothing_of_a_tool_call_even_with_an_answer_inside() -> None:
+    call = '{"tool_to_use": "write_file", "parameters": {"path": "a", "content": "{\\"final_answer\\": \\"x\\"}"}}'
+    assert "".join(stream(call, 3)) == ""
+
+
+def test_answer_stream_skips_the_thought_and_a_code_fence() -> None:
+    assert "".join(stream('```json\n{"thought": "a \\" b", "final_answer": "yes"}\n```', 4)) == "yes"
+
+
+def test_answer_stream_yields_text_as_soon_as_it_arrives() -> None:
+    pieces = stream('{"final_answer": "abcdef"}', 4)
+    assert pieces == ["", "", "", "", "ab", "cdef", ""]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from pydantic import BaseModel
-from pydantic_ai import Agent
+from pydantic_ai import Agent, ModelRetry
 
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatMessage
@@ -171,3 +171,65 @@ def test_trim_history_leaves_short_history_alone() -> None:
     trimmed = trim_history(long, 250, block=2)
     assert trimmed[0].content.startswith("task\n\n[8 earlier messages were left out")
     assert trimmed[1:] == long[9:]
+
+
+def test_after_a_rejected_final_answer_the_next_reply_must_be_a_tool_call() -> None:
+    backend = ScriptedChatBackend(
+        ['{"final_answer": "add(1, 1) = 2"}', call("add", a=1, b=1), '{"final_answer": "2"}'],
+        supports_json_schema=True,
+    )
+    agent = Agent(TextToolModel(backend), tools=[add])
+    rejected: list[str] = []
+
+    @agent.output_validator
+    def must_use_the_tool(output: str) -> str:
+        if not rejected:
+            rejected.append(output)
+            raise ModelRetry("Call add for real.")
+        return output
+
+    assert asyncio.run(agent.run("1+1?")).output == "2"
+    first, retried, last = backend.schemas
+    assert first is not None and retried is not None and last is not None
+    assert any("final_answer" in option["properties"] for option in first["anyOf"])
+    assert "anyOf" not in retried and retried["properties"]["tool_to_use"] == {"const": "add"}  # only the tool
+    assert any("final_answer" in option["properties"] for option in last["anyOf"])
+    assert backend.calls[0][0] == backend.calls[1][0]  # same system prompt: the KV cache prefix holds
+    # The rejected answer is replayed in the protocol's own form.
+    assert backend.calls[1][2] == ChatMessage("assistant", '{"final_answer": "add(1, 1) = 2"}')
+
+
+async def stream_events(model: TextToolModel, prompt: str) -> tuple[str, list[str]]:
+    """Run an agent that streams each request; return its output and the text deltas seen."""
+    from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+
+    agent = Agent(model, tools=[add])
+    texts: list[str] = []
+    async with agent.iter(prompt) as run:
+        async for node in run:
+            if Agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as reply:
+                    async for event in reply:
+                        if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                            texts.append(event.part.content)
+                        elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                            texts.append(event.delta.content_delta)
+    assert run.result is not None
+    return str(run.result.output), texts
+
+
+def test_a_streamed_request_shows_the_answer_text_live_and_never_the_json() -> None:
+    backend = ScriptedChatBackend([call("add", a=2, b=3), '{"final_answer": "The sum is \\"5\\", as add says."}'])
+    raw: list[str] = []
+    output, texts = asyncio.run(stream_events(TextToolModel(backend, on_text=raw.append), "2+3?"))
+    assert output == 'The sum is "5", as add says.'
+    assert "".join(texts) == output
+    assert len(texts) == 2  # the scripted backend streams each reply in two pieces
+    assert "".join(raw).startswith('{"tool_to_use"')  # on_text still gets the raw reply
+
+
+def test_a_streamed_reply_that_was_corrected_keeps_only_the_parsed_parts() -> None:
+    backend = ScriptedChatBackend(['{"final_answer": "half', call("add", a=1, b=1), '{"final_answer": "2"}'])
+    output, texts = asyncio.run(stream_events(TextToolModel(backend), "1+1?"))
+    assert output == "2"
+    assert texts[0] == "half"  # already shown; the parsed response has the tool call instead

@@ -115,6 +115,8 @@ class Final(_Base):
     output_tokens: int
     cost_usd: float
     duration_ms: float
+    problem: str | None = None
+    """Why ``success`` is False although the model answered: its change is unchecked or failing."""
 
 
 @dataclass(frozen=True, kw_only=True)

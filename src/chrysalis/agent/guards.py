@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ REPEAT_LIMIT = 2
 MAX_RED_FLAGS = 6
 """After this many red flags the run stops: the model is not making progress."""
 MAX_FINISH_REJECTIONS = 2
+_CALL_AS_TEXT = re.compile(r"\s*`*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _PASSED = re.compile(r"(?:\$ [^\n]*\n)?exit code 0\b")
 
 
@@ -31,16 +33,20 @@ class RunGuards:
     """Counts successful writes; an identical call after a write is not a repeat."""
     red_flags: int = 0
     finish_rejections: int = 0
+    pretend_rejections: int = 0
     changed_files: bool = False
     """This run wrote at least one file."""
     wrote_since_check: bool = False
     """Files changed and no command has run since: the model has not checked its work."""
     last_check_failed: bool = False
     """The last command exited non-zero (or timed out)."""
+    called_tools: set[str] = field(default_factory=set[str])
+    """Tools the model has called in this run."""
     _calls: Counter[str] = field(default_factory=Counter[str])
 
     def repeated_call(self, tool: str, args: dict[str, Any]) -> str | None:
         """Count the call; return feedback when it repeats a call whose result cannot have changed."""
+        self.called_tools.add(tool)
         key = f"{tool}|{json.dumps(args, sort_keys=True, default=str)}|{self.write_generation}"
         self._calls[key] += 1
         if self._calls[key] <= REPEAT_LIMIT:
@@ -65,17 +71,49 @@ class RunGuards:
 
     def finish_feedback(self, can_run_commands: bool) -> str | None:
         """Feedback to refuse a final answer (at most twice) while changes are unchecked or the last check fails."""
-        if not can_run_commands or self.finish_rejections >= MAX_FINISH_REJECTIONS:
+        if self.finish_rejections >= MAX_FINISH_REJECTIONS:
             return None
-        if self.changed_files and self.wrote_since_check:
-            problem = "You changed files but have not checked the change since."
-        elif self.last_check_failed:
-            problem = "The last command you ran failed, so the task is not done."
-        else:
+        problem = self.unverified_change(can_run_commands)
+        if problem is None:
             return None
         self.finish_rejections += 1
         self.red_flags += 1
         return f"{problem} Run the tests (or the program) with the shell tool, fix what fails, then answer."
+
+    def unverified_change(self, can_run_commands: bool) -> str | None:
+        """Why this run's change cannot count as done, or None when it can (or nothing could check it).
+
+        Only a run that changed files is held to its checks: a failing test run is the expected
+        answer to "why does this test fail?".
+        """
+        if not can_run_commands or not self.changed_files:
+            return None
+        if self.wrote_since_check:
+            return "You changed files but have not checked the change since."
+        if self.last_check_failed:
+            return "The last command you ran failed, so the task is not done."
+        return None
+
+    def pretended_call_feedback(self, answer: str, tool_names: Collection[str]) -> str | None:
+        """Feedback to refuse a final answer that only writes a tool call as text (at most twice).
+
+        Small models sometimes answer ``list_dir(.): ['a.py', ...]``: the call never ran and the
+        result is invented. Only an answer that *starts* with a call to a real tool not yet called
+        in this run counts: an answer that mentions a tool in passing, or quotes a call that did
+        run, is accepted.
+        """
+        if self.pretend_rejections >= MAX_FINISH_REJECTIONS:
+            return None
+        match = _CALL_AS_TEXT.match(answer)
+        if match is None or match.group(1) not in tool_names or match.group(1) in self.called_tools:
+            return None
+        self.pretend_rejections += 1
+        self.red_flags += 1
+        tool = match.group(1)
+        return (
+            f"Your answer wrote a call to {tool} as text, so it never ran and its result is made up. "
+            f"Call the {tool} tool for real, read its result, then give your final answer."
+        )
 
     @property
     def stuck(self) -> bool:
@@ -85,6 +123,6 @@ class RunGuards:
 
 def edit_hint(tool: str, error: str) -> str:
     """Add what to do next when an edit did not apply (the usual trap for small models)."""
-    if tool not in ("edit_file", "apply_patch"):
-        return error
+    if tool not in ("edit_file", "apply_patch") or error.startswith("Not written"):
+        return error  # refused for what it would write (e.g. broken syntax), not for what it matched
     return error + " Read the file again with read_file and copy old_text exactly as it is now (without line numbers)."

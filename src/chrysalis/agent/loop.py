@@ -28,7 +28,7 @@ from chrysalis.tools.base import ToolContext, ToolError, ToolSpec
 from chrysalis.tools.registry import profile_tools
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
 __all__ = ["AgentSession", "RunResult", "task_type"]
@@ -46,6 +46,8 @@ class RunResult:
     output_tokens: int
     cost_usd: float
     duration_ms: float
+    problem: str | None = None
+    """Set when the model answered but its change is unchecked or failing (then ``success`` is False)."""
 
 
 @dataclass
@@ -56,6 +58,8 @@ class _RunTally:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    unverified: str | None = None
+    """Why the answer cannot count as done (the change is unchecked or its check fails), if so."""
 
     @property
     def duration_ms(self) -> float:
@@ -64,6 +68,29 @@ class _RunTally:
 
 def _has_user_prompt(message: ModelMessage) -> bool:
     return any(part.part_kind == "user-prompt" for part in message.parts)
+
+
+def _can_stream(model: Model) -> bool:
+    """Every provider model streams; a test's ``FunctionModel`` only when given a ``stream_function``."""
+    from pydantic_ai.models.function import FunctionModel
+
+    return not isinstance(model, FunctionModel) or model.stream_function is not None
+
+
+def _text_of(event: Any) -> str:
+    """The text a streamed reply event adds (a new text part or a delta to one), else ``""``."""
+    from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+
+    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+        return event.part.content
+    if isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+        return event.delta.content_delta
+    return ""
+
+
+def _text_of_response(response: ModelResponse) -> str:
+    """A whole response's text, for models that do not stream."""
+    return "".join(part.content for part in response.parts if part.part_kind == "text")
 
 
 def tool_profile(settings: Settings, *, model_given: bool = False) -> str:
@@ -163,7 +190,7 @@ class AgentSession:
         try:
             async with asyncio.timeout(s.timeout):
                 output = await self._drive(task, self.model, tally)
-            success = True
+            success = tally.unverified is None
         except TimeoutError as exc:
             raise self._stopped(tally, "timeout", f"The run took longer than --timeout {s.timeout:g} s.") from exc
         except ChrysalisError as exc:
@@ -179,11 +206,12 @@ class AgentSession:
             raise self._model_failure(tally, exc) from exc
         finally:
             self._record_eval(task, tally, success)
-        result = RunResult(tally.run_id, output, True, tally.steps, tally.input_tokens, tally.output_tokens,
-                           tally.cost_usd, tally.duration_ms)  # fmt: skip
-        self._emit(Final(run_id=tally.run_id, output=output, success=True, steps=tally.steps,
+        result = RunResult(tally.run_id, output, success, tally.steps, tally.input_tokens, tally.output_tokens,
+                           tally.cost_usd, tally.duration_ms, tally.unverified)  # fmt: skip
+        self._emit(Final(run_id=tally.run_id, output=output, success=success, steps=tally.steps,
                          input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
-                         cost_usd=tally.cost_usd, duration_ms=tally.duration_ms))  # fmt: skip
+                         cost_usd=tally.cost_usd, duration_ms=tally.duration_ms,
+                         problem=tally.unverified))  # fmt: skip
         return result
 
     def _stopped(self, tally: _RunTally, reason: str, message: str) -> TaskStopped:
@@ -225,6 +253,10 @@ class AgentSession:
 
         @agent.output_validator
         def check_before_finishing(output: str) -> str:
+            pretended = guards.pretended_call_feedback(output, self.tools)
+            if pretended:
+                self._emit(RedFlag(run_id=tally.run_id, kind="call_as_text", detail=pretended))
+                raise ModelRetry(pretended)
             feedback = guards.finish_feedback(can_run_commands)
             if feedback:
                 self._emit(RedFlag(run_id=tally.run_id, kind="unchecked_finish", detail=feedback))
@@ -232,21 +264,30 @@ class AgentSession:
             return output
 
         limits = UsageLimits(request_limit=None)
+        streams = _can_stream(model)
         # Entering the agent opens (and on exit closes) the model's HTTP client within this event loop.
         async with agent, agent.iter(task, message_history=self.history, usage_limits=limits) as run:
             async for node in run:
                 if Agent.is_model_request_node(node):
                     self._before_model_request(tally, guards)
+                    if streams:
+                        async with node.stream(run.ctx) as reply:
+                            async for event in reply:
+                                self._emit_text(tally.run_id, _text_of(event))
                 elif Agent.is_call_tools_node(node):
                     self._after_model_response(tally, run.usage.input_tokens, run.usage.output_tokens)
                     gated.step = tally.steps
-                    for part in node.model_response.parts:
-                        if part.part_kind == "text" and part.content.strip():
-                            self._emit(TextDelta(run_id=tally.run_id, text=part.content))
+                    if not streams:
+                        self._emit_text(tally.run_id, _text_of_response(node.model_response))
             assert run.result is not None
             self.history = list(run.result.all_messages())
             self._save_context(context, system)
+            tally.unverified = guards.unverified_change(can_run_commands)
             return str(run.result.output)
+
+    def _emit_text(self, run_id: str, text: str) -> None:
+        if text:
+            self._emit(TextDelta(run_id=run_id, text=text))
 
     def _save_context(self, previous: Context, system: str) -> None:
         """Keep a new version of the session's context: prompt, mode, priority and the whole history."""

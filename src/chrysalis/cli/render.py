@@ -53,18 +53,25 @@ def _args_preview(args: dict[str, Any]) -> str:
 
 
 class RichRenderer:
-    """Show the run as it happens: tool calls, their results, the answer, the cost."""
+    """Show the run as it happens: the model's text as it streams, tool calls, results, the cost."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
+        self._streamed = ""
+        """Text printed since the last other event; the line is still open while it is non-empty."""
 
     def __call__(self, event: Event) -> None:
         """Print one event."""
         c = self.console
+        if isinstance(event, TextDelta):
+            c.print(Text(event.text), end="", soft_wrap=True)
+            self._streamed += event.text
+            return
+        streamed, self._streamed = self._streamed, ""
+        if streamed and not streamed.endswith("\n"):
+            c.print()
         if isinstance(event, Start):
             c.print(Text(f"▶ {event.model} · mode {event.mode} · level {event.level} · {event.workspace}", "dim"))
-        elif isinstance(event, TextDelta):
-            c.print(Text(event.text))
         elif isinstance(event, ToolCall):
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
         elif isinstance(event, ToolResultEvent):
@@ -78,7 +85,11 @@ class RichRenderer:
         elif isinstance(event, RedFlag):
             c.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
         elif isinstance(event, Final):
-            c.print(Text.assemble(("✔ ", "bold green"), event.output))
+            # The answer was just streamed; print it again only if what streamed was something else.
+            answer = "done" if streamed.strip() == event.output.strip() else event.output
+            c.print(Text.assemble(("✔ ", "bold green"), answer))
+            if event.problem:
+                c.print(Text.assemble(("  ⚠ not verified: ", "bold yellow"), (event.problem, "yellow")))
             c.print(Text(f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
                          f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s", "dim"))  # fmt: skip
         elif isinstance(event, ErrorEvent):

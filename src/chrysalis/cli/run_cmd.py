@@ -10,7 +10,7 @@ from chrysalis.agent.loop import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.cli.render import JsonRenderer, RichRenderer
 from chrysalis.config import load_settings
-from chrysalis.errors import EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
+from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
 
 __all__ = ["run_command", "terminal_approver"]
 
@@ -38,11 +38,11 @@ def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
     approver = None if json_output else terminal_approver()
     session = AgentSession(settings, approver=approver, on_event=renderer)
     try:
-        asyncio.run(session.run(task))
+        result = asyncio.run(session.run(task))
     except ChrysalisError as exc:
         return exc.exit_code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
         session.close()
-    return EXIT_OK
+    return EXIT_OK if result.success else EXIT_FAILED

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic_ai.tools import ToolDefinition
 
 __all__ = [
+    "AnswerStream",
     "FinalAnswer",
     "Malformed",
     "ToolCall",
@@ -113,6 +114,71 @@ def _as_call(obj: dict[str, Any]) -> tuple[str, Any] | None:
         except json.JSONDecodeError:
             return obj[name_key], args
     return obj[name_key], {} if args is None else args
+
+
+_ANSWER_START = re.compile(
+    r'\A\s*(?:```[a-z]*\s*)?\{\s*(?:"thought"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)?"final_answer"\s*:\s*"', re.DOTALL
+)
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class AnswerStream:
+    r"""Pull the text of a ``{"final_answer": "..."}`` reply out of the reply as it streams.
+
+    Fed the raw pieces a backend streams, it returns the newly decoded answer text: nothing while
+    the reply is a tool call (or anything other than a final-answer object), JSON escapes decoded
+    (an escape split across pieces waits for its end). So a person watches the answer being
+    written, not the protocol's JSON.
+    """
+
+    def __init__(self) -> None:
+        self._raw = ""
+        self._pos = -1
+        """Where the answer's undecoded text starts in ``_raw``; -1 until the answer is found."""
+        self._done = False
+
+    def feed(self, piece: str) -> str:
+        """Take the next streamed piece; return the answer text it completes (often empty)."""
+        self._raw += piece
+        if self._done:
+            return ""
+        if self._pos < 0:
+            match = _ANSWER_START.match(self._raw)
+            if match is None:
+                return ""
+            self._pos = match.end()
+        out: list[str] = []
+        raw, i = self._raw, self._pos
+        while i < len(raw):
+            char = raw[i]
+            if char == '"':
+                self._done = True
+                i += 1
+                break
+            if char != "\\":
+                out.append(char)
+                i += 1
+                continue
+            if i + 1 >= len(raw):
+                break  # the escape continues in the next piece
+            code = raw[i + 1]
+            if code == "u":
+                if i + 6 > len(raw):
+                    break
+                out.append(_unicode_escape(raw[i + 2 : i + 6]))
+                i += 6
+            else:
+                out.append(_ESCAPES.get(code, code))
+                i += 2
+        self._pos = i
+        return "".join(out)
+
+
+def _unicode_escape(hex_digits: str) -> str:
+    try:
+        return chr(int(hex_digits, 16))
+    except ValueError:
+        return ""
 
 
 def protocol_prompt(tools: Sequence[ToolDefinition], *, allow_final: bool, reasoning: bool = False) -> str:

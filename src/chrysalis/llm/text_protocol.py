@@ -19,10 +19,12 @@ nothing volatile at the top) so llama.cpp can reuse its KV cache from one step t
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic_ai._instrumentation import get_instructions
@@ -48,6 +50,7 @@ from pydantic_ai.usage import RequestUsage
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatBackend, ChatMessage
 from chrysalis.llm.text_format import (
+    AnswerStream,
     FinalAnswer,
     Malformed,
     ToolCall,
@@ -60,8 +63,14 @@ from chrysalis.llm.text_format import (
 __all__ = ["TextToolModel", "render_history", "trim_history"]
 
 
-def render_history(messages: Sequence[ModelMessage]) -> tuple[list[str], list[ChatMessage]]:
-    """Turn pydantic-ai messages into chat messages; leading system parts are returned apart."""
+def render_history(
+    messages: Sequence[ModelMessage], *, json_answers: bool = True
+) -> tuple[list[str], list[ChatMessage]]:
+    """Turn pydantic-ai messages into chat messages; leading system parts are returned apart.
+
+    With ``json_answers`` (tools are offered) earlier final answers read ``{"final_answer": ...}``,
+    so every assistant turn the model sees follows the protocol it is asked to follow.
+    """
     system: list[str] = []
     chat: list[ChatMessage] = []
     for message in messages:
@@ -75,7 +84,7 @@ def render_history(messages: Sequence[ModelMessage]) -> tuple[list[str], list[Ch
             if texts:
                 chat.append(ChatMessage("user", "\n\n".join(texts)))
         else:
-            reply = _response_text(message)
+            reply = _response_text(message, json_answers)
             if reply:
                 chat.append(ChatMessage("assistant", reply))
     return system, chat
@@ -112,13 +121,14 @@ def render_tool_result(tool_name: str, content: Any, as_json: Callable[[], str])
     return f"TOOL_RESULT for {tool_name}: {as_json()}"
 
 
-def _response_text(message: ModelResponse) -> str:
+def _response_text(message: ModelResponse, json_answers: bool) -> str:
     lines: list[str] = []
     for part in message.parts:
         if isinstance(part, ToolCallPart):
             lines.append(render_call(part.tool_name, part.args_as_dict()))
         elif isinstance(part, TextPart) and part.content:
-            lines.append(part.content)
+            answer = json.dumps({"final_answer": part.content}, ensure_ascii=False) if json_answers else part.content
+            lines.append(answer)
     return "\n".join(lines)
 
 
@@ -197,7 +207,7 @@ class TextToolModel(Model):
     ) -> tuple[list[ChatMessage], list[ToolDefinition]]:
         """The chat messages this request sends and the tools it offers (exposed for tests and tracing)."""
         tools = [*params.function_tools, *params.output_tools]
-        system_parts, chat = render_history(messages)
+        system_parts, chat = render_history(messages, json_answers=bool(tools))
         instructions = get_instructions(messages, params)
         head = [p for p in (instructions, *system_parts) if p]
         if tools:
@@ -213,12 +223,28 @@ class TextToolModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
-        """A whole reply as a stream, so agents with event handlers work; live text goes to ``on_text``.
+        """Stream the reply: a final answer's text live, as the backend writes it.
 
-        A tool call can only be parsed once the reply is complete, so the parts are replayed after it.
+        A tool call can only be parsed once the reply is complete, so it arrives as one part at the
+        end; the protocol's JSON around a final answer is never shown (``AnswerStream``).
         """
-        response = await self.request(messages, model_settings, model_request_parameters)
-        yield _ReplayedResponse(model_request_parameters=model_request_parameters, response=response)
+        pieces: asyncio.Queue[str] = asyncio.Queue()
+        reply = asyncio.create_task(
+            self._request(messages, model_settings, model_request_parameters, on_answer=pieces.put_nowait)
+        )
+        try:
+            yield _LiveResponse(
+                model_request_parameters=model_request_parameters,
+                pieces=pieces,
+                reply=reply,
+                reply_model_name=self.model_name,
+                reply_provider_name=self._system,
+            )
+        finally:
+            if not reply.done():
+                reply.cancel()
+                with suppress(asyncio.CancelledError):
+                    await reply
 
     async def request(
         self,
@@ -227,13 +253,23 @@ class TextToolModel(Model):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         """Render, ask the backend, parse; re-prompt up to ``max_corrections`` times on unusable replies."""
+        return await self._request(messages, model_settings, model_request_parameters, on_answer=None)
+
+    async def _request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        on_answer: Callable[[str], None] | None,
+    ) -> ModelResponse:
         model_settings, params = self.prepare_request(model_settings, model_request_parameters)
         settings: dict[str, Any] = dict(model_settings or {})
         prompt, tools = self.build_prompt(messages, params)
         names = [t.name for t in tools]
-        schema = (
-            tool_call_schema(tools, allow_final=params.allow_text_output, reasoning=self.reasoning) if tools else None
-        )
+        # A final answer the agent just rejected ("run the tests first") must be followed by a tool call;
+        # small models otherwise repeat the same answer. The system prompt stays the same (KV cache reuse).
+        allow_final = params.allow_text_output and not _final_answer_rejected(messages)
+        schema = tool_call_schema(tools, allow_final=allow_final, reasoning=self.reasoning) if tools else None
         use_schema = schema if self.backend.supports_json_schema else None
         usage = RequestUsage()
         errors: list[str] = []
@@ -243,7 +279,7 @@ class TextToolModel(Model):
                 json_schema=use_schema,
                 max_tokens=int(settings.get("max_tokens", self.max_tokens)),
                 temperature=float(settings.get("temperature", 0.0)),
-                on_text=self.on_text,
+                on_text=self._text_sink(on_answer, answer_only=bool(tools)),
             )
             usage = usage + RequestUsage(input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)
             parsed = parse_reply(completion.text, names) if tools else FinalAnswer(completion.text.strip())
@@ -257,6 +293,22 @@ class TextToolModel(Model):
                 )
             self.corrections += 1
             prompt = [*prompt, ChatMessage("assistant", completion.text), _correction(parsed.reason, params)]
+
+    def _text_sink(self, on_answer: Callable[[str], None] | None, *, answer_only: bool) -> Callable[[str], None] | None:
+        """Where one reply's streamed pieces go: raw to ``on_text``, the answer's text to ``on_answer``."""
+        on_text = self.on_text
+        if on_answer is None:
+            return on_text
+        answer = AnswerStream() if answer_only else None
+
+        def sink(piece: str) -> None:
+            if on_text is not None:
+                on_text(piece)
+            text = answer.feed(piece) if answer is not None else piece
+            if text:
+                on_answer(text)
+
+        return sink
 
     def _response(
         self, parsed: ToolCall | FinalAnswer, usage: RequestUsage, errors: list[str], raw: str
@@ -273,6 +325,25 @@ class TextToolModel(Model):
         )
 
 
+_RETRY_FEEDBACK = "<pyai:retry_feedback>"
+"""How pydantic-ai fences an output validator's ``ModelRetry`` once it has prepared the messages."""
+
+
+def _final_answer_rejected(messages: Sequence[ModelMessage]) -> bool:
+    """True when the newest message sends a final answer back (an output validator's retry)."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, ModelRequest):
+        return False
+    for part in last.parts:
+        if isinstance(part, RetryFeedbackPart):
+            return True
+        if isinstance(part, RetryPromptPart) and part.tool_name is None:  # pyright: ignore[reportDeprecated]
+            return True
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str) and _RETRY_FEEDBACK in part.content:
+            return True
+    return False
+
+
 def _correction(reason: str, params: ModelRequestParameters) -> ChatMessage:
     final = ' or {"final_answer": "..."}' if params.allow_text_output else ""
     return ChatMessage(
@@ -283,32 +354,54 @@ def _correction(reason: str, params: ModelRequestParameters) -> ChatMessage:
 
 
 @dataclass
-class _ReplayedResponse(StreamedResponse):
-    """A finished ``ModelResponse`` presented as a stream of part events."""
+class _LiveResponse(StreamedResponse):
+    """A reply streamed as it is written: answer text as deltas, then the parsed parts."""
 
-    response: ModelResponse = field(kw_only=True)
-
-    def __post_init__(self) -> None:
-        self._usage = self.response.usage
-        self.provider_details = self.response.provider_details
+    pieces: asyncio.Queue[str] = field(kw_only=True)
+    reply: asyncio.Task[ModelResponse] = field(kw_only=True)
+    reply_model_name: str = field(kw_only=True)
+    reply_provider_name: str = field(kw_only=True)
+    _timestamp: datetime = field(default_factory=lambda: datetime.now(UTC), init=False)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        for index, part in enumerate(self.response.parts):
+        streamed: list[str] = []
+        while True:
+            next_piece = asyncio.ensure_future(self.pieces.get())
+            done, _ = await asyncio.wait({next_piece, self.reply}, return_when=asyncio.FIRST_COMPLETED)
+            if next_piece not in done:
+                next_piece.cancel()
+                break
+            streamed.append(next_piece.result())
+            for event in self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=streamed[-1]):
+                yield event
+        while not self.pieces.empty():  # pieces queued just before the reply finished
+            streamed.append(self.pieces.get_nowait())
+            for event in self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=streamed[-1]):
+                yield event
+        response = self.reply.result()
+        self._usage = response.usage
+        self.provider_details = response.provider_details
+        for part in response.parts:
             if isinstance(part, ToolCallPart):
+                if streamed:  # a re-prompted reply began like an answer: keep no stray text
+                    yield self._parts_manager.handle_part(vendor_part_id=_ANSWER, part=TextPart(""))
                 yield self._parts_manager.handle_tool_call_part(
-                    vendor_part_id=index, tool_name=part.tool_name, args=part.args_as_dict()
+                    vendor_part_id=_CALL, tool_name=part.tool_name, args=part.args_as_dict()
                 )
-            elif isinstance(part, TextPart):
-                for event in self._parts_manager.handle_text_delta(vendor_part_id=index, content=part.content):
-                    yield event
+            elif isinstance(part, TextPart) and part.content != "".join(streamed):
+                yield self._parts_manager.handle_part(vendor_part_id=_ANSWER, part=TextPart(part.content))
+
+    async def close_stream(self) -> None:
+        """Stop generating: the backend notices the cancelled task and frees the model."""
+        self.reply.cancel()
 
     @property
     def model_name(self) -> str:
-        return self.response.model_name or ""
+        return self.reply_model_name
 
     @property
     def provider_name(self) -> str | None:
-        return self.response.provider_name
+        return self.reply_provider_name
 
     @property
     def provider_url(self) -> str | None:
@@ -316,4 +409,8 @@ class _ReplayedResponse(StreamedResponse):
 
     @property
     def timestamp(self) -> datetime:
-        return self.response.timestamp
+        return self._timestamp
+
+
+_ANSWER = "answer"
+_CALL = "call"

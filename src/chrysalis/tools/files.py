@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.workspace import SKIP_DIRS, normalize, relative, resolve
 
 __all__ = [
@@ -102,6 +103,8 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     if path.is_dir():
         raise ToolError(f"{shown!r} is a directory; give a file path.")
     existed = path.exists()
+    old = path.read_text(encoding="utf-8", errors="replace") if existed and path.suffix == ".py" else None
+    check_python_syntax(path, shown, args.content, old)
     ctx.before_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(args.content, encoding="utf-8")
@@ -150,8 +153,10 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
             "exactly once. Include more surrounding lines in old_text so it matches only one place."
         )
     index = text.index(old_text)
+    updated = text.replace(old_text, new_text, 1)
+    check_python_syntax(path, shown, updated, text)
     ctx.before_write(path)
-    path.write_text(text.replace(old_text, new_text, 1), encoding="utf-8", newline="")
+    path.write_text(updated, encoding="utf-8", newline="")
     first = text.count("\n", 0, index) + 1
     new_lines = new_text.splitlines() or [""]
     shown_lines = new_lines[:8]

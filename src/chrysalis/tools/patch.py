@@ -16,6 +16,7 @@ from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.files import read_text
+from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.workspace import normalize, relative, resolve
 
 __all__ = ["ApplyPatchArgs", "FilePatch", "Hunk", "apply_hunks", "apply_patch", "parse_patch"]
@@ -196,14 +197,18 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
             raise ToolError(f"The patch creates {shown}, but it already exists. Patch it with '--- a/{shown}'.")
         if any(hunk.old for hunk in patch.hunks):
             raise ToolError(f"The patch creates {shown} but has context or removed lines; a new file has only '+'.")
-        return path, apply_hunks("", patch), f"created {shown}"
+        created = apply_hunks("", patch)
+        check_python_syntax(path, shown, created, None)
+        return path, created, f"created {shown}"
     source = resolve(ctx.workspace, patch.old_path, must_exist=True, for_write=True)
     text = read_text(source, relative(ctx.workspace, source))
     if patch.new_path is None:
         return path, None, f"deleted {shown}"
     if source != path:
         raise ToolError("Renaming files in a patch is not supported; patch the file, then use shell to move it.")
-    return path, apply_hunks(text, patch), f"patched {shown} ({len(patch.hunks)} hunk(s))"
+    patched = apply_hunks(text, patch)
+    check_python_syntax(path, shown, patched, text)
+    return path, patched, f"patched {shown} ({len(patch.hunks)} hunk(s))"
 
 
 def _apply_patch(args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:

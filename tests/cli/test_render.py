@@ -1,0 +1,44 @@
+"""The terminal view: streamed text stays on one line and the answer is not printed twice."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from chrysalis.agent.events import Final, TextDelta, ToolCall
+from chrysalis.cli.render import RichRenderer
+
+
+def render(*events: object) -> str:
+    out = io.StringIO()
+    renderer = RichRenderer(Console(file=out, width=100, highlight=False, color_system=None))
+    for event in events:
+        renderer(event)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def final(output: str) -> Final:
+    return Final(run_id="r", output=output, success=True, steps=2, input_tokens=10, output_tokens=5,
+                 cost_usd=0.0, duration_ms=1500.0)  # fmt: skip
+
+
+def test_streamed_pieces_join_on_one_line_and_the_answer_is_not_repeated() -> None:
+    pieces = [TextDelta(run_id="r", text="Fixed "), TextDelta(run_id="r", text="subtract.")]
+    shown = render(*pieces, final("Fixed subtract."))
+    lines = shown.splitlines()
+    assert lines[0] == "Fixed subtract."
+    assert lines[1] == "✔ done"
+    assert shown.count("Fixed subtract.") == 1
+
+
+def test_text_before_a_tool_call_ends_its_line_and_an_unstreamed_answer_is_printed() -> None:
+    shown = render(
+        TextDelta(run_id="r", text="Let me look."),
+        ToolCall(run_id="r", step=1, call_id="c", tool="read_file", args={"path": "calc.py"}),
+        final("All good."),
+    )
+    lines = shown.splitlines()
+    assert lines[0] == "Let me look."
+    assert lines[1].startswith("→ read_file(path=calc.py)")
+    assert "✔ All good." in shown
