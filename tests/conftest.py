@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests in this process may only reach 127.0.0.1: a connection elsewhere fails as if offline."""
+    connect = socket.socket.connect
+
+    def loopback_only(self: socket.socket, address: Any) -> None:
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not str(address[0]).startswith(_LOOPBACK):
+            raise OSError(f"tests may not use the network (tried {address[0]}:{address[1]})")
+        connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_only)
 
 
 @pytest.fixture(autouse=True)

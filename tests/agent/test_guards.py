@@ -64,3 +64,11 @@ def test_answers_that_mention_tools_or_quote_a_real_call_are_accepted() -> None:
     guards.repeated_call("list_dir", {"depth": 1})  # the call did run
     assert guards.pretended_call_feedback("list_dir(.): ['calc.py']", TOOLS) is None
     assert "read_file" in (guards.pretended_call_feedback("`read_file(path='x')`", TOOLS) or "")
+
+
+def test_edits_that_did_not_apply_still_hold_the_run_to_its_failing_check() -> None:
+    guards = RunGuards()
+    guards.record_result("shell", True, "exit code 1\n1 failed")
+    guards.record_result("write", False)  # the edit was refused: nothing changed
+    assert "failed" in (guards.finish_feedback(can_run_commands=True) or "")
+    assert guards.unverified_change(can_run_commands=True)

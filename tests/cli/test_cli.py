@@ -151,3 +151,18 @@ def test_refused_run_exits_3(workspace: Path) -> None:
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--level 2" in done.stdout + done.stderr
     assert not (workspace / "x.py").exists()
+
+
+def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> None:
+    script = [
+        _tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a * b"}),
+        _tool_call("shell", {"command": "python -m pytest -q -p no:cacheprovider"}),
+        *[ScriptedReply(text="Fixed.")] * 3,  # refused twice, then taken as the answer
+    ]
+    with ScriptedOpenAIServer(script) as server:
+        done = chrysalis(
+            "run", "fix the failing test", "--base-url", server.base_url, "--model", "scripted",
+            "--level", "3", "--yes", "--workspace", str(workspace),
+        )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "not verified: The last command you ran failed" in done.stdout

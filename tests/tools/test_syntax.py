@@ -21,8 +21,14 @@ def test_an_edit_that_breaks_the_indentation_is_refused_and_nothing_is_written(
     )
     assert not result.ok
     assert result.error is not None
-    assert "would not be valid Python (IndentationError" in result.error
-    assert "line 2" in result.error and "calc.py is unchanged" in result.error
+    assert result.error.startswith(
+        "Not written: calc.py would not be valid Python after this change (IndentationError: unexpected indent, "
+        "line 2). It would read:\n"
+        "   1| def subtract(a, b): return a - b\n"
+        '   2|     """Return a minus b."""\n'
+        "   3|     return a + b\n"
+        "calc.py is unchanged."
+    )  # the model sees what its edit would do, and the line it should have changed
     assert (ws / "calc.py").read_text() == CALC
     assert writes.calls == []  # not even checkpointed: nothing changed
 

@@ -36,6 +36,8 @@ class RunGuards:
     pretend_rejections: int = 0
     changed_files: bool = False
     """This run wrote at least one file."""
+    tried_to_write: bool = False
+    """This run ran a write tool, whether or not the write applied: it set out to change something."""
     wrote_since_check: bool = False
     """Files changed and no command has run since: the model has not checked its work."""
     last_check_failed: bool = False
@@ -60,6 +62,8 @@ class RunGuards:
 
     def record_result(self, effect: str, ok: bool, result: object = None) -> None:
         """Track writes and checks so repeats and unverified finishes can be recognised."""
+        if effect == "write":
+            self.tried_to_write = True
         if effect == "write" and ok:
             self.write_generation += 1
             self.wrote_since_check = True
@@ -83,10 +87,11 @@ class RunGuards:
     def unverified_change(self, can_run_commands: bool) -> str | None:
         """Why this run's change cannot count as done, or None when it can (or nothing could check it).
 
-        Only a run that changed files is held to its checks: a failing test run is the expected
-        answer to "why does this test fail?".
+        Only a run that set out to change files is held to its checks: a failing test run is the
+        expected answer to "why does this test fail?", but not to "make the failing test pass"
+        after edits that did not apply.
         """
-        if not can_run_commands or not self.changed_files:
+        if not can_run_commands or not (self.changed_files or self.tried_to_write):
             return None
         if self.wrote_since_check:
             return "You changed files but have not checked the change since."

@@ -367,9 +367,12 @@ class _LiveResponse(StreamedResponse):
         streamed: list[str] = []
         while True:
             next_piece = asyncio.ensure_future(self.pieces.get())
-            done, _ = await asyncio.wait({next_piece, self.reply}, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                done, _ = await asyncio.wait({next_piece, self.reply}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not next_piece.done():  # the reply finished first, or the run was cancelled
+                    next_piece.cancel()
             if next_piece not in done:
-                next_piece.cancel()
                 break
             streamed.append(next_piece.result())
             for event in self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=streamed[-1]):

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.syntax import check_python_syntax
+from chrysalis.tools.text import number_lines, read_text
 from chrysalis.tools.workspace import SKIP_DIRS, normalize, relative, resolve
 
 __all__ = [
@@ -24,9 +25,7 @@ __all__ = [
     "WriteFileArgs",
     "edit_file",
     "list_dir",
-    "number_lines",
     "read_file",
-    "read_text",
     "write_file",
 ]
 
@@ -35,22 +34,6 @@ MAX_READ_LINES = 250
 MAX_LIST_ENTRIES = 300
 _CLOSEST_SCAN_LIMIT = 5_000
 """Files longer than this many lines get no 'closest lines' hint: it would cost more than it helps."""
-
-
-def read_text(path: Path, shown: str) -> str:
-    """Read a text file for a tool, refusing folders and binary files with errors the model can act on."""
-    if path.is_dir():
-        raise ToolError(f"{shown!r} is a directory; use list_dir to see what is in it.")
-    data = path.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise ToolError(f"{shown!r} is a binary file ({len(data)} bytes); only text files can be read or edited.")
-    return data.decode("utf-8", errors="replace")
-
-
-def number_lines(lines: list[str], first: int) -> str:
-    """Lines with right-aligned 1-based numbers (``  12| text``): the form read_file shows."""
-    width = max(4, len(str(first + len(lines) - 1)))
-    return "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, start=first))
 
 
 class ReadFileArgs(ToolArgs):

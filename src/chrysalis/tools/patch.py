@@ -15,8 +15,8 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.files import read_text
 from chrysalis.tools.syntax import check_python_syntax
+from chrysalis.tools.text import read_text
 from chrysalis.tools.workspace import normalize, relative, resolve
 
 __all__ = ["ApplyPatchArgs", "FilePatch", "Hunk", "apply_hunks", "apply_patch", "parse_patch"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chrysalis.tools.base import ToolError
+from chrysalis.tools.text import number_lines
 
 __all__ = ["check_python_syntax"]
 
@@ -30,19 +31,35 @@ def check_python_syntax(path: Path, shown: str, new_text: str, old_text: str | N
     problem = _syntax_problem(new_text, shown)
     if problem is None or (old_text is not None and _syntax_problem(old_text, shown) is not None):
         return
+    message, line = problem
     raise ToolError(
-        f"Not written: after this change {shown} would not be valid Python ({problem}). "
-        f"{shown} is unchanged. Keep each statement on its own line, indented like the lines around it."
+        f"Not written: {shown} would not be valid Python after this change ({message}). It would read:\n"
+        f"{_numbered_around(new_text, line)}\n{shown} is unchanged. Keep each statement on its own line, "
+        "indented like the lines around it; to change a line, put that whole line in old_text."
     )
 
 
-def _syntax_problem(text: str, shown: str) -> str | None:
+_CONTEXT_BEFORE = 3
+_CONTEXT_AFTER = 2
+
+
+def _syntax_problem(text: str, shown: str) -> tuple[str, int] | None:
+    """The error and its line number (1-based; 0 when unknown), or None when ``text`` compiles."""
     try:
         compile(text, shown, "exec", dont_inherit=True)
     except SyntaxError as exc:  # IndentationError and TabError are SyntaxErrors too
-        where = f"line {exc.lineno}" if exc.lineno else "somewhere"
-        line = (exc.text or "").rstrip("\n")
-        return f"{type(exc).__name__}: {exc.msg}, {where}" + (f": {line!r}" if line.strip() else "")
+        line = exc.lineno or 0
+        return f"{type(exc).__name__}: {exc.msg}" + (f", line {line}" if line else ""), line
     except ValueError as exc:  # e.g. a null byte in the source
-        return f"ValueError: {exc}"
+        return f"ValueError: {exc}", 0
     return None
+
+
+def _numbered_around(text: str, line: int) -> str:
+    """The lines around ``line``, numbered as read_file numbers them, so the model sees what it did."""
+    lines = text.splitlines()
+    if not lines:
+        return "(empty)"
+    line = min(max(line, 1), len(lines))
+    first, last = max(1, line - _CONTEXT_BEFORE), min(len(lines), line + _CONTEXT_AFTER)
+    return number_lines(lines[first - 1 : last], first)

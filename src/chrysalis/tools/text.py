@@ -1,0 +1,29 @@
+"""Reading and showing text files the one way every tool does: UTF-8, numbered lines.
+
+A model that copies ``old_text`` from one tool's output into another's input depends on all of
+them numbering lines alike (``  12| text``) and refusing binaries alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chrysalis.tools.base import ToolError
+
+__all__ = ["number_lines", "read_text"]
+
+
+def read_text(path: Path, shown: str) -> str:
+    """Read a text file for a tool, refusing folders and binary files with errors the model can act on."""
+    if path.is_dir():
+        raise ToolError(f"{shown!r} is a directory; use list_dir to see what is in it.")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ToolError(f"{shown!r} is a binary file ({len(data)} bytes); only text files can be read or edited.")
+    return data.decode("utf-8", errors="replace")
+
+
+def number_lines(lines: list[str], first: int) -> str:
+    """Lines with right-aligned 1-based numbers (``  12| text``): the form read_file shows."""
+    width = max(4, len(str(first + len(lines) - 1)))
+    return "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, start=first))
