@@ -38,7 +38,7 @@ def test_the_agent_makes_a_real_tool_call_on_the_embedded_model(workspace: Path)
 
 def test_chrysalis_run_json_on_the_embedded_model(workspace: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "chrysalis", "run", "List the files in the workspace.", "--json",
+        [sys.executable, "-m", "chrysalis", "run", "Use list_dir to list the files in the workspace.", "--json",
          "--model", f"local:{E2E_MODEL}", "--level", "0", "--max-steps", "4", "--workspace", str(workspace)],
         capture_output=True, text=True, timeout=600, env=dict(os.environ),
     )  # fmt: skip
