@@ -124,6 +124,39 @@ async def run_text_protocol(url: str, steps: int) -> None:
     assert result.output == "Nothing failed.", result.output
 
 
+async def run_session(url: str, steps: int) -> None:
+    """The whole chrysalis run: gated tools (policy, guards), streaming, events, traces and evals in SQLite."""
+    import os
+    import tempfile
+
+    from chrysalis.agent.loop import AgentSession
+    from chrysalis.config import load_settings
+    from chrysalis.tools.base import ToolArgs, ToolContext, ToolResult, ToolSpec
+
+    class ReadChunkArgs(ToolArgs):
+        i: int
+
+    def run_read_chunk(args: ReadChunkArgs, _ctx: ToolContext) -> ToolResult:
+        return ToolResult.success(read_chunk(args.i))
+
+    spec = ToolSpec(name="read_chunk", description="Read one chunk of the log.", args=ReadChunkArgs,
+                    effect="read", level=0, run=run_read_chunk)  # fmt: skip
+    previous = os.environ.get("CHRYSALIS_HOME")
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["CHRYSALIS_HOME"] = home
+        settings = load_settings({"workspace": home, "model": "bench", "base_url": url, "max_steps": steps + 5})
+        session = AgentSession(settings, tools={"read_chunk": spec})
+        try:
+            result = await session.run(TASK)
+        finally:
+            session.close()
+            if previous is None:
+                del os.environ["CHRYSALIS_HOME"]
+            else:
+                os.environ["CHRYSALIS_HOME"] = previous
+    assert result.output == "Nothing failed.", result.output
+
+
 Runner = Callable[[str, int], Coroutine[Any, Any, None]]
 CLIENTS: dict[str, tuple[Runner, Callable[[int], list[ScriptedReply | str]]]] = {
     "plain httpx + json": (run_plain_httpx, native_script),
@@ -131,6 +164,7 @@ CLIENTS: dict[str, tuple[Runner, Callable[[int], list[ScriptedReply | str]]]] = 
     "pydantic-ai Agent + stock OpenAIChatModel": (run_stock_pydantic_ai, native_script),
     "chrysalis: pydantic-ai Agent + build_model(base_url)": (run_pydantic_ai, native_script),
     "chrysalis: TextToolModel + OpenAICompatBackend": (run_text_protocol, text_script),
+    "chrysalis: whole AgentSession run (native tools)": (run_session, native_script),
 }
 
 
