@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.events import ErrorEvent, Event, Final, RedFlag, ToolCall, ToolResultEvent
@@ -114,13 +114,30 @@ def test_a_write_at_level_0_is_refused_then_the_run_ends_with_exit_3(workspace: 
     assert not (workspace / "new.py").exists()
 
 
-def test_ask_mode_refuses_writes_naming_the_mode(workspace: Path) -> None:
+def test_ask_mode_offers_no_tool_that_could_change_anything(workspace: Path) -> None:
+    offered: list[set[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append({t.name for t in info.function_tools})
+        if len(offered) == 1:  # a model that calls a tool it was not offered gets nowhere
+            edit = ToolCallPart("edit_file", {"path": "calc.py", "old_text": BUG, "new_text": FIX})
+            return ModelResponse(parts=[edit])
+        return ModelResponse(parts=[TextPart("subtract adds")])
+
+    session = session_for(workspace, FunctionModel(respond), [], level=3, yes=True, mode="ask", profile="all")
+    assert asyncio.run(session.run("explain calc.py")).output == "subtract adds"
+    assert {"read_file", "grep", "web_fetch"} <= offered[0]
+    assert not offered[0] & {"edit_file", "write_file", "apply_patch", "shell", "run_tests", "git_commit"}
+    assert (workspace / "calc.py").read_text().endswith(BUG)
+
+
+def test_tools_above_the_level_are_offered_and_refused_naming_the_level(workspace: Path) -> None:
     events: list[Event] = []
     script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
-    session = session_for(workspace, script, events, level=3, yes=True, mode="ask")
-    asyncio.run(session.run("explain calc.py"))
+    session = session_for(workspace, script, events, level=0)
+    asyncio.run(session.run("fix calc.py"))
     refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
-    assert not refused.ok and "--mode code" in (refused.error or "")
+    assert not refused.ok and "--level 2" in (refused.error or "")
     assert (workspace / "calc.py").read_text().endswith(BUG)
 
 

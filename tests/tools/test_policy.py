@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from chrysalis.tools.base import ToolSpec
-from chrysalis.tools.policy import Decision, decide
+from chrysalis.tools.policy import Decision, decide, mode_allows
 from chrysalis.tools.registry import builtin_tools
 
 TOOLS = builtin_tools()
@@ -150,3 +150,13 @@ def test_test_configuration_is_protected_too(path: str) -> None:
     from chrysalis.tools.policy import is_test_path
 
     assert is_test_path(path)
+
+
+def test_mode_allows_agrees_with_decide_at_the_highest_level() -> None:
+    for mode in ("ask", "architect", "code", "semantic"):
+        for spec in TOOLS.values():
+            if mode == "architect" and spec.effect == "write":
+                continue  # allowed for doc paths only: decided per call
+            args = spec.args.model_construct()  # the arguments play no part outside architect mode
+            allowed_somewhere = decide(spec, args, level=3, mode=mode, auto_approve=True).allowed
+            assert mode_allows(spec, mode) == allowed_somewhere, (mode, spec.name)

@@ -25,6 +25,7 @@ from chrysalis.errors import ChrysalisError, ModelError, TaskStopped, UsageError
 from chrysalis.stores import Stores
 from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolContext, ToolError, ToolSpec
+from chrysalis.tools.policy import mode_allows
 from chrysalis.tools.registry import profile_tools
 
 if TYPE_CHECKING:
@@ -249,11 +250,11 @@ class AgentSession:
         context = self.stores.context.load(self.context_name)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
         agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3)
-        can_run_commands = s.mode == "code" and s.level >= 1 and bool({"shell", "run_tests"} & set(self.tools))
+        can_run_commands = s.mode == "code" and s.level >= 1 and bool({"shell", "run_tests"} & set(gated.specs))
 
         @agent.output_validator
         def check_before_finishing(output: str) -> str:
-            pretended = guards.pretended_call_feedback(output, self.tools)
+            pretended = guards.pretended_call_feedback(output, gated.specs)
             if pretended:
                 self._emit(RedFlag(run_id=tally.run_id, kind="call_as_text", detail=pretended))
                 raise ModelRetry(pretended)
@@ -311,7 +312,10 @@ class AgentSession:
         context = ToolContext(
             workspace=s.workspace, before_write=before_write, sandbox=s.level < 3, test_command=s.test_command
         )
-        return GatedTools(self.tools, run_id=run_id, limits=limits, context=context, emit=self._emit,
+        # A tool the mode can never allow is not offered (small models try whatever they are shown);
+        # one above the run's level is, so that a call says which --level would allow it.
+        offered = {name: spec for name, spec in self.tools.items() if mode_allows(spec, s.mode)}
+        return GatedTools(offered, run_id=run_id, limits=limits, context=context, emit=self._emit,
                           approver=self.approver, guards=guards)  # fmt: skip
 
     def _before_model_request(self, tally: _RunTally, guards: RunGuards) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from chrysalis.tools.base import Effect, ToolSpec
 
-__all__ = ["LEVEL_NAMES", "Decision", "decide", "is_doc_path", "is_test_path"]
+__all__ = ["LEVEL_NAMES", "Decision", "decide", "is_doc_path", "is_test_path", "mode_allows"]
 
 LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}
 
@@ -77,9 +77,13 @@ def decide(
     return Decision("allow")
 
 
+def mode_allows(tool: ToolSpec, mode: str) -> bool:
+    """Whether ``mode`` can ever allow ``tool`` (at some level): tools it cannot are not worth offering."""
+    return tool.effect in _MODE_EFFECTS.get(mode, frozenset())
+
+
 def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> str | None:
-    allowed = _MODE_EFFECTS.get(mode, frozenset())
-    if tool.effect not in allowed:
+    if not mode_allows(tool, mode):
         modes = [m for m, effects in _MODE_EFFECTS.items() if tool.effect in effects]
         return (
             f"{tool.name!r} ({tool.effect}) is not allowed in {mode!r} mode. "
