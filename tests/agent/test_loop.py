@@ -313,3 +313,20 @@ def test_an_answer_over_a_failing_check_is_not_a_success(workspace: Path, chrysa
     assert finals and not finals[0].success and finals[0].problem == result.problem
     with Stores.open(chrysalis_home) as stores:
         assert stores.evals.summary()[0].success_rate == 0.0
+
+
+def test_re_prompts_for_malformed_replies_are_traced(workspace: Path, chrysalis_home: Path) -> None:
+    from chrysalis.llm.testing import ScriptedChatBackend
+    from chrysalis.llm.text_protocol import TextToolModel
+
+    backend = ScriptedChatBackend(['{"tool_to_use": "read_file", "parameters": {"path"', '{"final_answer": "ok"}'])
+    events: list[Event] = []
+    settings = load_settings({"workspace": workspace})
+    session = AgentSession(settings, model=TextToolModel(backend), on_event=events.append)
+    asyncio.run(session.run("look"))
+    session.close()
+    flags = [e for e in events if isinstance(e, RedFlag) and e.kind == "corrected_reply"]
+    assert len(flags) == 1 and "not one valid JSON object" in flags[0].detail
+    with Stores.open(chrysalis_home) as stores:
+        kinds = [e["kind"] for e in stores.traces.events(flags[0].run_id) if e["type"] == "red_flag"]
+    assert kinds == ["corrected_reply"]

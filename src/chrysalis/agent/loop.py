@@ -280,11 +280,19 @@ class AgentSession:
                     gated.step = tally.steps
                     if not streams:
                         self._emit_text(tally.run_id, _text_of_response(node.model_response))
+                    self._note_corrections(tally.run_id, node.model_response)
             assert run.result is not None
             self.history = list(run.result.all_messages())
             self._save_context(context, system)
             tally.unverified = guards.unverified_change(can_run_commands)
             return str(run.result.output)
+
+    def _note_corrections(self, run_id: str, response: ModelResponse) -> None:
+        """Trace the re-prompts the text protocol needed for this reply (malformed or unknown calls)."""
+        details = response.provider_details or {}
+        errors = details.get("errors") or []
+        if details.get("corrections"):
+            self._emit(RedFlag(run_id=run_id, kind="corrected_reply", detail="; ".join(map(str, errors))))
 
     def _emit_text(self, run_id: str, text: str) -> None:
         if text:
