@@ -209,10 +209,7 @@ class AgentSession:
             self._record_eval(task, tally, success)
         result = RunResult(tally.run_id, output, success, tally.steps, tally.input_tokens, tally.output_tokens,
                            tally.cost_usd, tally.duration_ms, tally.unverified)  # fmt: skip
-        self._emit(Final(run_id=tally.run_id, output=output, success=success, steps=tally.steps,
-                         input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
-                         cost_usd=tally.cost_usd, duration_ms=tally.duration_ms,
-                         problem=tally.unverified))  # fmt: skip
+        self._emit(Final(**dataclasses.asdict(result)))  # the same numbers (one clock reading) in both
         return result
 
     def _stopped(self, tally: _RunTally, reason: str, message: str) -> TaskStopped:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -374,12 +374,10 @@ class _LiveResponse(StreamedResponse):
                     next_piece.cancel()
             if next_piece not in done:
                 break
-            streamed.append(next_piece.result())
-            for event in self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=streamed[-1]):
+            for event in self._answer_delta(next_piece.result(), streamed):
                 yield event
         while not self.pieces.empty():  # pieces queued just before the reply finished
-            streamed.append(self.pieces.get_nowait())
-            for event in self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=streamed[-1]):
+            for event in self._answer_delta(self.pieces.get_nowait(), streamed):
                 yield event
         response = self.reply.result()
         self._usage = response.usage
@@ -393,6 +391,10 @@ class _LiveResponse(StreamedResponse):
                 )
             elif isinstance(part, TextPart) and part.content != "".join(streamed):
                 yield self._parts_manager.handle_part(vendor_part_id=_ANSWER, part=TextPart(part.content))
+
+    def _answer_delta(self, piece: str, streamed: list[str]) -> Iterable[ModelResponseStreamEvent]:
+        streamed.append(piece)
+        return self._parts_manager.handle_text_delta(vendor_part_id=_ANSWER, content=piece)
 
     async def close_stream(self) -> None:
         """Stop generating: the backend notices the cancelled task and frees the model."""
