@@ -30,6 +30,6 @@ def test_configure_sets_defaults_that_arguments_override(workspace: Path) -> Non
         assert other.settings.model == "local:qwen2.5-coder-0.5b" and other.settings.max_steps == 3
         other.close()
     finally:
-        from chrysalis.agent import api
+        from chrysalis import config
 
-        api._defaults.clear()
+        config._process_defaults.clear()

@@ -15,9 +15,40 @@ _LAZY: dict[str, str] = {
     "Agent": "chrysalis.agent.api",
     "configure": "chrysalis.agent.api",
     "ChrysalisError": "chrysalis.errors",
+    "OutputValidationError": "chrysalis.errors",
+    "MetricError": "chrysalis.errors",
+    "Signature": "chrysalis.evolve.signature",
+    "InputField": "chrysalis.evolve.signature",
+    "OutputField": "chrysalis.evolve.signature",
+    "Module": "chrysalis.evolve.module",
+    "Predict": "chrysalis.evolve.module",
+    "ChainOfThought": "chrysalis.evolve.module",
+    "Prediction": "chrysalis.evolve.module",
+    "compile": "chrysalis.evolve.compile",
+    "CompiledModule": "chrysalis.evolve.compile",
+    "ModuleArchive": "chrysalis.evolve.archive",
+    "Phenotype": "chrysalis.evolve.archive",
 }
 
-__all__ = ["Agent", "ChrysalisError", "__version__", "configure"]
+__all__ = [
+    "Agent",
+    "ChainOfThought",
+    "ChrysalisError",
+    "CompiledModule",
+    "InputField",
+    "MetricError",
+    "Module",
+    "ModuleArchive",
+    "OutputField",
+    "OutputValidationError",
+    "Phenotype",
+    "Predict",
+    "Prediction",
+    "Signature",
+    "__version__",
+    "compile",
+    "configure",
+]
 
 
 def __getattr__(name: str) -> Any:

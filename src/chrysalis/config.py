@@ -25,6 +25,8 @@ __all__ = [
     "Settings",
     "chrysalis_home",
     "load_settings",
+    "process_defaults",
+    "set_process_defaults",
 ]
 
 Mode = Literal["ask", "architect", "code", "semantic"]
@@ -47,7 +49,9 @@ class Settings:
     """The effective settings of one run; ``sources`` says where each value came from."""
 
     model: str = DEFAULT_MODEL
-    """Which model to use, as ``provider:name`` (``local:``, ``openai:``, ``anthropic:``, ...)."""
+    """Which model to use, as ``provider:name`` (``local:``, ``openai:``, ``anthropic:``, ...), or ``auto``."""
+    auto_models: tuple[str, ...] = ()
+    """The models ``model = "auto"`` chooses among; empty means the local default plus each keyed provider."""
     base_url: str | None = None
     """An OpenAI-compatible server to send requests to (then ``model``'s name is passed as is)."""
     mode: Mode = "code"
@@ -91,10 +95,12 @@ class Settings:
 # Keys a user may set, with the environment variable that sets each.
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
-    "protect_tests", "profile", "test_command",
+    "protect_tests", "profile", "test_command", "auto_models",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
-    "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini'",
+    "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
+    "auto_models": 'a list of \'provider:name\' models such as ["local:qwen2.5-coder-1.5b", "openai:gpt-4o-mini"]'
+    " (in the environment: comma-separated); empty for the default",
     "base_url": "an http(s) URL such as 'http://127.0.0.1:8080/v1'",
     "mode": "one of " + ", ".join(MODES),
     "level": "an integer from 0 to 3",
@@ -113,6 +119,20 @@ _ALLOWED: dict[str, str] = {
 def env_var(key: str) -> str:
     """The environment variable that sets ``key``."""
     return "CHRYSALIS_" + key.upper()
+
+
+_process_defaults: dict[str, Any] = {}
+"""Settings given to ``chrysalis.configure(...)``: they act as flags for every agent and module made afterwards."""
+
+
+def set_process_defaults(values: Mapping[str, Any]) -> None:
+    """Remember ``values`` (``None`` ignored) as flags for later ``load_settings(process_defaults())`` calls."""
+    _process_defaults.update({key: value for key, value in values.items() if value is not None})
+
+
+def process_defaults() -> dict[str, Any]:
+    """A copy of what ``configure`` set, to merge under explicit arguments."""
+    return dict(_process_defaults)
 
 
 def load_settings(
@@ -228,6 +248,24 @@ def _as_model(value: Any) -> str:
     return text
 
 
+def _as_model_list(value: Any) -> tuple[str, ...]:
+    """A TOML list, a list from Python, or a comma-separated string (environment); duplicates dropped."""
+    if isinstance(value, str):
+        entries: list[Any] = [part for part in value.split(",") if part.strip()]
+    elif isinstance(value, list | tuple):
+        entries = list(value)
+    else:
+        raise ValueError("not a list")
+    models: list[str] = []
+    for entry in entries:
+        text = str(entry).strip() if isinstance(entry, str) else ""
+        if not text or text.startswith(":") or text.endswith(":") or text == "auto":
+            raise ValueError(f"entry {entry!r} is not a 'provider:name' model")
+        if text not in models:
+            models.append(text)
+    return tuple(models)
+
+
 def _as_url(value: Any) -> str | None:
     text = str(value).strip()
     if not text:
@@ -272,6 +310,7 @@ def _as_workspace(value: Any) -> Path:
 
 _COERCERS: dict[str, Any] = {
     "model": _as_model,
+    "auto_models": _as_model_list,
     "base_url": _as_url,
     "mode": _as_mode,
     "level": _as_int_in(0, 3),

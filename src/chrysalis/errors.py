@@ -12,7 +12,9 @@ traceback.
     ├── ModelError                 the model provider failed after retries (exit 1)
     ├── WeightsError               the embedded model's weights are missing or corrupt (exit 2)
     ├── TaskStopped                a limit stopped the run: steps, budget, timeout (exit 1)
-    └── TaskFailed                 the agent finished without success (exit 1)
+    ├── TaskFailed                 the agent finished without success (exit 1)
+    ├── OutputValidationError      a module's output failed its signature twice; names the field (exit 1)
+    └── MetricError                a compile metric raised; names the metric and the example (exit 2)
 
 Errors meant for the *model* (a bad tool argument, a path outside the workspace) are not raised
 through the run: tools return them as ``ToolResult(ok=False, error=...)`` so the model can retry.
@@ -29,7 +31,9 @@ __all__ = [
     "ChrysalisError",
     "ConfigError",
     "MissingCredentialsError",
+    "MetricError",
     "ModelError",
+    "OutputValidationError",
     "PolicyDenied",
     "TaskFailed",
     "TaskStopped",
@@ -98,3 +102,30 @@ class TaskStopped(ChrysalisError):
 
 class TaskFailed(ChrysalisError):
     """The agent ended its run without completing the task."""
+
+
+class OutputValidationError(ChrysalisError):
+    """A module's output still broke its signature after one retry with the error.
+
+    ``field`` names the output field that failed (``None`` when the reply had no usable fields at
+    all), ``value`` is what the model gave for it, and ``errors`` holds the validator's messages.
+    """
+
+    def __init__(self, signature: str, field: str | None, value: object, errors: list[str]) -> None:
+        where = f"field {field!r}" if field else "the output"
+        shown = repr(value)
+        shown = shown if len(shown) <= 120 else shown[:117] + "..."
+        super().__init__(
+            f"{signature}: the model's {where} failed validation twice (value {shown}): {'; '.join(errors)}. "
+            f"Check the field's type and description, or use a stronger model."
+        )
+        self.signature = signature
+        self.field = field
+        self.value = value
+        self.errors = errors
+
+
+class MetricError(ChrysalisError):
+    """A compile metric raised on an example: a bug in the metric, which the user must fix."""
+
+    exit_code = EXIT_USAGE

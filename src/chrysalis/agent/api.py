@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.loop import AgentSession, RunResult
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import load_settings
+from chrysalis.config import load_settings, process_defaults, set_process_defaults
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -21,16 +21,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "configure"]
 
-_defaults: dict[str, Any] = {}
-
-
 def configure(*, model: str | None = None, base_url: str | None = None, **settings: Any) -> None:
     """Set process-wide defaults for agents and modules made afterwards (e.g. ``model="openai:gpt-4o-mini"``).
 
     Values are validated when an agent is made; explicit arguments to ``Agent`` win over these.
     """
-    given = {"model": model, "base_url": base_url, **settings}
-    _defaults.update({key: value for key, value in given.items() if value is not None})
+    set_process_defaults({"model": model, "base_url": base_url, **settings})
 
 
 class Agent:
@@ -49,7 +45,7 @@ class Agent:
         on_event: Callable[[Event], None] | None = None,
         **settings: Any,
     ) -> None:
-        flags = {**_defaults, **settings}
+        flags = {**process_defaults(), **settings}
         if isinstance(model, str):
             flags["model"] = model
         self.settings = load_settings(flags)

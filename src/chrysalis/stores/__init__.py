@@ -16,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 
 from chrysalis.errors import ConfigError
+from chrysalis.stores.archives import ArchiveStore, ArchiveVersion, CompileCache
 from chrysalis.stores.checkpoints import MAX_CHECKPOINT_BYTES, CheckpointRun, CheckpointStore, CheckpointTooLarge
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
@@ -26,9 +27,12 @@ __all__ = [
     "DB_FILENAME",
     "MAX_CHECKPOINT_BYTES",
     "TRACES_FILENAME",
+    "ArchiveStore",
+    "ArchiveVersion",
     "CheckpointRun",
     "CheckpointStore",
     "CheckpointTooLarge",
+    "CompileCache",
     "Context",
     "ContextStore",
     "EvalStore",
@@ -51,6 +55,8 @@ class Stores:
     evals: EvalStore
     traces: TraceStore
     checkpoints: CheckpointStore
+    archives: ArchiveStore
+    compile_cache: CompileCache
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -73,7 +79,15 @@ class Stores:
         except ConfigError:
             db.close()
             raise
-        return cls(db=db, context=ContextStore(db), evals=EvalStore(db), traces=traces, checkpoints=CheckpointStore(db))
+        return cls(
+            db=db,
+            context=ContextStore(db),
+            evals=EvalStore(db),
+            traces=traces,
+            checkpoints=CheckpointStore(db),
+            archives=ArchiveStore(db),
+            compile_cache=CompileCache(db),
+        )
 
     def close(self) -> None:
         """Close the trace file and the database connection."""

@@ -55,6 +55,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             content BLOB, mode INTEGER, created_at REAL NOT NULL,
             PRIMARY KEY (run_id, workspace, path))""",
     ),
+    (
+        """CREATE TABLE module_archives (
+            name TEXT NOT NULL, version INTEGER NOT NULL, created_at REAL NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (name, version))""",
+        """CREATE TABLE compile_cache (
+            run_key TEXT NOT NULL, item TEXT NOT NULL, created_at REAL NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (run_key, item))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,66 @@
+"""Embedders: text to vectors, for "which of these does this sentence mean?".
+
+``Embedder`` is the one protocol. ``LexicalEmbedder`` needs nothing installed and no model: it
+hashes words (lightly stemmed) and their character trigrams into a fixed-size vector, so "quick"
+lands near "quickly" and "money is no object" near itself and far from "cheap". It is the default;
+a neural embedder (e.g. the embedded model's) can be passed wherever an ``Embedder`` is taken.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Sequence
+from typing import Protocol
+
+__all__ = ["Embedder", "LexicalEmbedder", "cosine"]
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors of one fixed length; similar meanings give a high cosine."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text."""
+        ...
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_SUFFIXES = ("ingly", "edly", "ing", "est", "ed", "ly", "er", "es", "s")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+class LexicalEmbedder:
+    """Hashed bag of stemmed words (weight 1) and character trigrams (weight 0.3), L2-normalised."""
+
+    def __init__(self, dim: int = 512) -> None:
+        """Vectors have ``dim`` entries; collisions are rare for the short texts this is for."""
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One normalised vector per text (all zeros for a text with no words)."""
+        return [self._one(text) for text in texts]
+
+    def _one(self, text: str) -> list[float]:
+        vector = [0.0] * self.dim
+        for word in _WORD.findall(text.lower()):
+            stem = _stem(word)
+            vector[zlib.crc32(b"w:" + stem.encode()) % self.dim] += 1.0
+            padded = f"#{stem}#"
+            for i in range(len(padded) - 2):
+                vector[zlib.crc32(b"t:" + padded[i : i + 3].encode()) % self.dim] += 0.3
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm else vector
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity; 0.0 when either vector is all zeros."""
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
