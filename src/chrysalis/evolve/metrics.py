@@ -95,7 +95,7 @@ def resolve_metric(metric: str | MetricFn, output_fields: Sequence[str]) -> tupl
         return metric, factory(list(output_fields))
     if callable(metric):
         name = getattr(metric, "__qualname__", None) or type(metric).__name__
-        return f"custom:{getattr(metric, '__module__', '?')}.{name}", metric
+        return f"custom:{name}", metric
     raise ValueError(f"metric must be a name ({', '.join(METRICS)}) or a function, got {metric!r}")
 
 
