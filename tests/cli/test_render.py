@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from chrysalis.agent.events import Final, TextDelta, ToolCall
+from chrysalis.agent.events import Final, Start, TextDelta, ToolCall
 from chrysalis.cli.render import RichRenderer
 
 
@@ -42,3 +42,18 @@ def test_text_before_a_tool_call_ends_its_line_and_an_unstreamed_answer_is_print
     assert lines[0] == "Let me look."
     assert lines[1].startswith("→ read_file(path=calc.py)")
     assert "✔ All good." in shown
+
+
+def start(**extra: object) -> Start:
+    return Start(run_id="r", task="t", model="model-b", mode="code", level=2, workspace="/ws", task_type="fix",
+                 profile="coder", profile_reason="the default for embedded models", **extra)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_start_names_the_tool_profile_and_why() -> None:
+    lines = render(start()).splitlines()
+    assert lines == ["▶ model-b · mode code · level 2 · /ws", "  tools: coder (the default for embedded models)"]
+
+
+def test_start_under_auto_says_which_model_was_picked() -> None:
+    shown = render(start(model_reason="auto picked model-b for 'fix' tasks: model-b drew 0.90"))
+    assert shown.splitlines()[1] == "  auto picked model-b for 'fix' tasks: model-b drew 0.90"

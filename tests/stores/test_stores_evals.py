@@ -83,3 +83,37 @@ def test_negative_numbers_are_refused(stores: Stores) -> None:
     with pytest.raises(ValueError, match="must be >= 0"):
         _log(stores, "editor", "fix", True, cost_usd=-1.0)
     assert stores.evals.count() == 0
+
+
+def test_by_model_sums_over_profiles_per_task_type(stores: Stores) -> None:
+    _log(stores, "editor", "fix", True, cost_usd=0.02, duration_ms=1000.0)
+    _log(stores, "coder", "fix", False, cost_usd=0.04, duration_ms=3000.0)
+    _log(stores, "coder", "fix", True, model="openai:gpt-4o-mini")
+    _log(stores, "coder", "explain", True)
+    rows = stores.evals.by_model()
+    assert [(r.task_type, r.model, r.runs, r.successes) for r in rows] == [
+        ("explain", "local:qwen2.5-coder-1.5b", 1, 1),
+        ("fix", "local:qwen2.5-coder-1.5b", 2, 1),
+        ("fix", "openai:gpt-4o-mini", 1, 1),
+    ]
+    local_fix = rows[1]
+    assert local_fix.mean_cost_usd == pytest.approx(0.03)
+    assert local_fix.mean_duration_ms == 2000.0 and local_fix.success_rate == 0.5
+    assert [r.model for r in stores.evals.by_model("fix")] == ["local:qwen2.5-coder-1.5b", "openai:gpt-4o-mini"]
+    assert stores.evals.by_model("nothing") == []
+
+
+def test_summary_and_suggest_profile_filter_by_model(stores: Stores) -> None:
+    for success in (True, True, False):
+        _log(stores, "editor", "fix", success)
+    for success in (True, True, True):
+        _log(stores, "coder", "fix", success, model="openai:gpt-4o-mini")
+    _log(stores, "editor", "fix", False, model="openai:gpt-4o-mini")
+    assert stores.evals.suggest_profile("fix") == "coder"
+    assert stores.evals.suggest_profile("fix", model="local:qwen2.5-coder-1.5b") == "editor"
+    assert stores.evals.suggest_profile("fix", model="openai:gpt-4o-mini") == "coder"
+    assert stores.evals.suggest_profile("fix", 2, model="openai:gpt-4o-mini") == "coder"
+    assert stores.evals.suggest_profile("fix", model="ollama:other") is None
+    rows = stores.evals.summary(task_type="fix", model="openai:gpt-4o-mini")
+    assert [(r.profile, r.runs) for r in rows] == [("coder", 3), ("editor", 1)]
+    assert len(stores.evals.summary(task_type="fix")) == 3

@@ -40,14 +40,25 @@ class _Base:
 
 @dataclass(frozen=True, kw_only=True)
 class Start(_Base):
-    """A run began: what it was asked and under which settings."""
+    """A run began: what it was asked, under which settings, and what was learned to choose them."""
 
     type: Literal["start"] = "start"
     task: str
     model: str
+    """The model that runs the task (the one ``auto`` picked, when the setting is ``auto``)."""
     mode: str
     level: int
     workspace: str
+    task_type: str
+    """The coarse task category the eval store learns per (``fix``, ``test``, ``explain``, ...)."""
+    profile: str
+    """The tool profile offered to the model."""
+    profile_reason: str
+    """Why that profile: configured, the default, or learned from the eval store."""
+    model_reason: str | None = None
+    """With ``model = "auto"``: which model was picked and each candidate's draw; else ``None``."""
+    candidates: tuple[dict[str, Any], ...] | None = None
+    """With ``model = "auto"``: each candidate's posterior (runs, successes, alpha, beta, mean, sample)."""
 
 
 @dataclass(frozen=True, kw_only=True)

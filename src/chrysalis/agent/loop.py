@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 import time
 import uuid
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.events import ErrorEvent, Event, Final, RedFlag, Start, TextDelta
 from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.learning import ProfileChoice, choose_profile, default_profile
 from chrysalis.agent.prompts import build_system_prompt
 from chrysalis.agent.toolset import Approver, GatedTools, RunLimits
 from chrysalis.config import Settings
@@ -31,6 +33,8 @@ from chrysalis.tools.registry import profile_tools
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
+
+    from chrysalis.llm.routing import RoutingChoice
 
 __all__ = ["AgentSession", "RunResult", "task_type"]
 
@@ -95,10 +99,10 @@ def _text_of_response(response: ModelResponse) -> str:
 
 
 def tool_profile(settings: Settings, *, model_given: bool = False) -> str:
-    """The tool profile to offer: the embedded models do better with fewer, coding-only tools."""
+    """The tool profile before anything is learned: the embedded models do better with fewer, coding-only tools."""
     if settings.profile != "auto":
         return settings.profile
-    return "coder" if settings.model.startswith("local:") and not model_given else "all"
+    return default_profile(settings.model, model_given=model_given)
 
 
 def task_type(task: str) -> str:
@@ -128,9 +132,22 @@ class AgentSession:
         on_event: Callable[[Event], None] | None = None,
         stores: Stores | None = None,
         tools: dict[str, ToolSpec] | None = None,
+        rng: random.Random | None = None,
     ) -> None:
+        """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
+
+        Raises:
+            ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
+        """
         self.settings = settings
         self._model = model
+        self._model_given = model is not None
+        self._built_for: str | None = None
+        self._rng = rng or random.Random()
+        """Draws for ``auto`` model routing; pass ``random.Random(seed)`` for reproducible picks."""
+        self._candidates = self._auto_candidates()
+        self.active_model = settings.model
+        """The model the latest run used (under ``auto``, the one picked), as recorded in the eval store."""
         self.approver = approver
         self.on_event = on_event or (lambda _event: None)
         self.stores = stores or Stores.open(settings.home)
@@ -145,11 +162,15 @@ class AgentSession:
 
     @property
     def model(self) -> Model:
-        """The model, built on first use so that a session with a bad model name fails only when it runs."""
-        if self._model is None:
+        """The model, built on first use so that a session with a bad model name fails only when it runs.
+
+        Under ``auto`` it is rebuilt when a run picks a different model than the last.
+        """
+        if self._model is None or (not self._model_given and self._built_for != self.active_model):
             from chrysalis.llm.providers import build_model
 
-            self._model = build_model(self.settings)
+            self._model = build_model(dataclasses.replace(self.settings, model=self.active_model))
+            self._built_for = self.active_model
         return self._model
 
     @property
@@ -160,6 +181,10 @@ class AgentSession:
     def reset_model(self) -> None:
         """Forget the built model so the next run builds it from the (changed) settings."""
         self._model = None
+        self._model_given = False
+        self._built_for = None
+        self.active_model = self.settings.model
+        self._candidates = self._auto_candidates()
         if not self._tools_given:
             self.profile = tool_profile(self.settings)
             self.tools = profile_tools(self.profile)
@@ -180,13 +205,47 @@ class AgentSession:
         self.stores.traces.record(event.run_id, event.to_json())
         self.on_event(event)
 
+    def _auto_candidates(self) -> tuple[str, ...]:
+        """The models ``auto`` picks among (checked now, so a bad ``auto_models`` fails before any run)."""
+        from chrysalis.llm.routing import AUTO, auto_candidates
+
+        if self._model_given or self.settings.model != AUTO:
+            return ()
+        return auto_candidates(self.settings)
+
+    def _choose(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice]:
+        """Pick this run's model (under ``auto``) and tool profile from the eval store; set them on the session."""
+        routing = None
+        if self._candidates:
+            from chrysalis.llm.routing import ModelRouter
+
+            routing = ModelRouter(self.stores.evals).choose(kind, self._candidates, rng=self._rng)
+        self.active_model = routing.model if routing else self.settings.model
+        if self._tools_given:
+            return routing, ProfileChoice(self.profile, "tools given by the caller")
+        choice = choose_profile(self.settings, task_type=kind, model=self.active_model, evals=self.stores.evals,
+                                model_given=self._model_given)  # fmt: skip
+        if choice.profile != self.profile:
+            self.profile, self.tools = choice.profile, profile_tools(choice.profile)
+        return routing, choice
+
+    def _start(self, run_id: str, task: str) -> None:
+        s = self.settings
+        kind = task_type(task)
+        routing, profile = self._choose(kind)
+        self._emit(Start(
+            run_id=run_id, task=task, model=self.active_model, mode=s.mode, level=s.level, workspace=str(s.workspace),
+            task_type=kind, profile=profile.profile, profile_reason=profile.reason,
+            model_reason=routing.explain() if routing else None,
+            candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
+        ))  # fmt: skip
+
     async def run(self, task: str) -> RunResult:
         """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish."""
         tally = _RunTally(run_id=uuid.uuid4().hex[:12])
         self.last_run_id = tally.run_id
         s = self.settings
-        self._emit(Start(run_id=tally.run_id, task=task, model=s.model, mode=s.mode, level=s.level,
-                         workspace=str(s.workspace)))  # fmt: skip
+        self._start(tally.run_id, task)
         success = False
         try:
             async with asyncio.timeout(s.timeout):
@@ -233,7 +292,7 @@ class AgentSession:
         self.total_tokens += tally.input_tokens + tally.output_tokens
         self.stores.evals.log(
             run_id=tally.run_id, profile=self.profile, task_type=task_type(task),
-            model=self.settings.model, success=success, duration_ms=tally.duration_ms, cost_usd=tally.cost_usd,
+            model=self.active_model, success=success, duration_ms=tally.duration_ms, cost_usd=tally.cost_usd,
             input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
         )  # fmt: skip
 
@@ -335,7 +394,7 @@ class AgentSession:
         from chrysalis.llm.pricing import cost_usd
 
         tally.input_tokens, tally.output_tokens = input_tokens, output_tokens
-        tally.cost_usd = cost_usd(self.settings.model, input_tokens, output_tokens)
+        tally.cost_usd = cost_usd(self.active_model, input_tokens, output_tokens)
         budget = self.settings.budget
         if budget is not None and tally.cost_usd > budget:
             raise TaskStopped("budget", f"Spent ${tally.cost_usd:.4f}, over --budget ${budget:g}.")

@@ -24,6 +24,7 @@ def show_config(flags: dict[str, Any], console: Console | None = None) -> int:
         if item.name == "sources":
             continue
         value = getattr(settings, item.name)
-        table.add_row(item.name, "" if value is None else str(value), settings.sources.get(item.name, "default"))
+        shown = ", ".join(value) if isinstance(value, tuple) else "" if value is None else str(value)
+        table.add_row(item.name, shown, settings.sources.get(item.name, "default"))
     (console or Console()).print(table)
     return 0

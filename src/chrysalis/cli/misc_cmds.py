@@ -35,10 +35,18 @@ def undo_command(flags: dict[str, Any], run_id: str | None) -> int:
 
 
 def models_list_command() -> int:
-    """List local and remote models."""
-    from chrysalis.cli.models_cmd import list_models
+    """List local and remote models, then what the eval store has taught about them."""
+    from chrysalis.cli.models_cmd import NOTHING_LEARNED, auto_models_of, list_models, render_learned
 
-    list_models(chrysalis_home(), Console())
+    settings = load_settings()
+    console = Console()
+    list_models(settings.home, console)
+    candidates, problem = auto_models_of(settings)
+    if not settings.db_path.is_file():
+        console.print(NOTHING_LEARNED)
+        return 0
+    with Stores.open(settings.home) as stores:
+        render_learned(stores, candidates, console, problem)
     return 0
 
 

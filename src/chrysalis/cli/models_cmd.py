@@ -1,4 +1,7 @@
-"""``chrysalis models`` and ``chrysalis models fetch``: what models there are, and getting local weights.
+"""``chrysalis models`` and ``chrysalis models fetch``: what models there are, what was learned, local weights.
+
+``render_learned`` shows what the eval store has taught per task type: each model's record, its
+posterior (``chrysalis.llm.routing``), the best tool profile, and the model ``--model auto`` prefers.
 
 Fetching is the only path that may download weights (runs never do), so it prints each step: the
 user sees where the parts come from, each part as it is assembled, and where the verified file ends.
@@ -8,17 +11,27 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chrysalis.errors import UsageError
+from chrysalis.config import Settings
+from chrysalis.errors import ConfigError, UsageError
 from chrysalis.llm.local.catalog import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, get_local_model
 from chrysalis.llm.local.weights import ensure_weights, is_cached, weights_path
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
-__all__ = ["fetch_command", "list_models"]
+    from chrysalis.stores import Stores
+
+__all__ = ["NOTHING_LEARNED", "auto_models_of", "fetch_command", "list_models", "render_learned"]
+
+NOTHING_LEARNED = (
+    "Nothing learned yet: every run logs its outcome (task type, model, tool profile, success, cost) to the "
+    'eval store, and `--model auto` and `profile = "auto"` learn from those records.'
+)
 
 # Remote providers: (prefix, example name, env var holding the key or None, what it needs).
 _REMOTE: tuple[tuple[str, str, str | None, str], ...] = (
@@ -84,3 +97,70 @@ def list_models(home: Path, console: Console) -> None:
     console.print(table)
     folder = weights_path(next(iter(LOCAL_MODELS.values())), home).parent
     console.print(f"[dim]local weights: {folder}; get one with `chrysalis models fetch local:NAME`[/dim]")
+
+
+def auto_models_of(settings: Settings) -> tuple[tuple[str, ...], str | None]:
+    """The models ``--model auto`` would choose among, or ``()`` and why it could not run with these settings.
+
+    Raises:
+        ConfigError: ``model`` is ``auto`` and ``auto_models`` is bad (the run would fail the same way).
+    """
+    from chrysalis.llm.routing import AUTO, auto_candidates
+
+    try:
+        return auto_candidates(settings), None
+    except ConfigError as exc:
+        if settings.model == AUTO:
+            raise
+        return (), str(exc)
+
+
+def render_learned(stores: Stores, candidates: Sequence[str], console: Console, problem: str | None = None) -> None:
+    """Per task type: each model's runs, success rate, posterior mean, mean cost and best profile, and auto's pick.
+
+    ``candidates`` are the models ``--model auto`` chooses among; ``problem`` says why there are none.
+    """
+    from rich.text import Text
+
+    from chrysalis.llm.routing import ModelRouter
+
+    records = stores.evals.by_model()
+    if not records:
+        console.print(NOTHING_LEARNED)
+        return
+    router = ModelRouter(stores.evals)
+    table = _learned_table()
+    for kind in sorted({row.task_type for row in records}):
+        recorded = {row.model: row for row in records if row.task_type == kind}
+        preferred = router.preferred(kind, candidates).model if candidates else None
+        for post in router.posteriors(kind, [*candidates, *recorded]):
+            row = recorded.get(post.model)
+            mark = "◀ preferred" if post.model == preferred else ("candidate" if post.model in candidates else "")
+            table.add_row(
+                kind,
+                post.model,
+                str(post.runs),
+                f"{post.successes / post.runs * 100:.0f}%" if post.runs else "-",
+                f"{post.mean:.2f}",
+                f"{row.mean_cost_usd:.4f}" if row else "-",
+                stores.evals.suggest_profile(kind, model=post.model) or "-",
+                mark,
+            )
+    console.print(table)
+    if candidates:
+        console.print(Text(f"--model auto chooses among {', '.join(candidates)} (config key auto_models)", "dim"))
+    else:
+        console.print(Text(f"--model auto cannot choose with these settings: {problem}", "dim"))
+
+
+def _learned_table() -> Table:
+    from rich.table import Table
+
+    table = Table(title="learned from the eval store (posterior: Beta with a prior favouring cheaper models)")
+    for name in ("task type", "model"):
+        table.add_column(name)
+    for name in ("runs", "success", "posterior", "mean USD"):
+        table.add_column(name, justify="right")
+    table.add_column("best profile")
+    table.add_column("auto")
+    return table

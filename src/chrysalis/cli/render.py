@@ -71,7 +71,7 @@ class RichRenderer:
         if streamed and not streamed.endswith("\n"):
             c.print()
         if isinstance(event, Start):
-            c.print(Text(f"▶ {event.model} · mode {event.mode} · level {event.level} · {event.workspace}", "dim"))
+            self._start(event)
         elif isinstance(event, ToolCall):
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
         elif isinstance(event, ToolResultEvent):
@@ -96,3 +96,11 @@ class RichRenderer:
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         else:
             assert_never(event)
+
+    def _start(self, event: Start) -> None:
+        """The run's settings, the model ``auto`` picked and why, and the tool profile and why."""
+        c = self.console
+        c.print(Text(f"▶ {event.model} · mode {event.mode} · level {event.level} · {event.workspace}", "dim"))
+        if event.model_reason:
+            c.print(Text(f"  {event.model_reason}", "dim"))
+        c.print(Text(f"  tools: {event.profile} ({event.profile_reason})", "dim"))

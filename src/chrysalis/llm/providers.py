@@ -39,12 +39,13 @@ if TYPE_CHECKING:
     import httpx2
     from pydantic_ai.models import Model
 
-__all__ = ["DEFAULT_OLLAMA_URL", "OPENROUTER_URL", "RetryPolicy", "build_model", "translate_model_error"]
+__all__ = ["DEFAULT_OLLAMA_URL", "KEY_VARS", "OPENROUTER_URL", "RetryPolicy", "build_model", "translate_model_error"]
 
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434/v1"
 REQUEST_TIMEOUT = 120.0
-_KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY"}
+KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY"}
+"""The environment variable that holds each remote provider's API key."""
 
 
 def build_model(
@@ -78,7 +79,7 @@ def build_model(
 
 
 def _require_key(name: ModelName, env: Mapping[str, str]) -> str:
-    var = _KEY_VARS[name.provider]
+    var = KEY_VARS[name.provider]
     key = env.get(var, "").strip()
     if not key:
         raise MissingCredentialsError(name.provider, var)
