@@ -32,7 +32,7 @@ app.add_typer(config_app, name="config")
 app.add_typer(models_app, name="models")
 app.add_typer(archive_app, name="archive")
 
-ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name, e.g. local:qwen2.5-coder-1.5b.")]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name (local:qwen2.5-coder-1.5b, ...) or auto.")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible server URL.")]
 ModeOpt = Annotated[str | None, typer.Option("--mode", help="ask | architect | code | semantic.")]
 LevelOpt = Annotated[str | None, typer.Option("--level", help="Security level 0..3 (3 allows shell).")]
