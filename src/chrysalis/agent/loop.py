@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from chrysalis.agent.events import ErrorEvent, Event, Final, RedFlag, Start, TextDelta
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.learning import ProfileChoice, choose_profile, default_profile
-from chrysalis.agent.prompts import build_system_prompt
+from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.toolset import Approver, GatedTools, RunLimits
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, ModelError, TaskStopped, UsageError
@@ -304,7 +304,9 @@ class AgentSession:
         guards = RunGuards()
         gated = self._gated_tools(tally.run_id, guards)
         context = self.stores.context.load(self.context_name)
-        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=context.tool_hints)
+        learned = self.stores.context.load(AGENT_CONTEXT)  # what `chrysalis evolve` kept
+        hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
+        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system)
         agent = Agent(model, instructions=system, tools=gated.pydantic_tools(), retries=3)
         can_run_commands = s.mode == "code" and s.level >= 1 and bool({"shell", "run_tests"} & set(gated.specs))
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["PROJECT_RULE_FILES", "build_system_prompt", "workspace_map"]
+__all__ = ["AGENT_CONTEXT", "PROJECT_RULE_FILES", "build_system_prompt", "workspace_map"]
 
 PROJECT_RULE_FILES = (".chrysalis/rules.md", "AGENTS.md")
+AGENT_CONTEXT = "agent"
+"""The context (in ``$CHRYSALIS_HOME``) where ``chrysalis evolve`` keeps lessons (``system``) and ``tool_hints``."""
 _MAX_RULES_CHARS = 4000
 _MAX_MAP_ENTRIES = 40
 _SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -22,10 +24,15 @@ def _template(name: str) -> str:
     return resources.files("chrysalis.agent").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8").strip()
 
 
-def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: str = "") -> str:
-    """Assemble the system prompt for one run in ``workspace``."""
+def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: str = "", lessons: str = "") -> str:
+    """Assemble the system prompt for one run in ``workspace``.
+
+    ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context).
+    """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     sections.append(f"Security level: {level} (0 read-only, 1 sandboxed read, 2 write, 3 shell).")
+    if lessons.strip():
+        sections.append("Lessons from earlier runs:\n" + lessons.strip())
     if tool_hints.strip():
         sections.append("Tool hints:\n" + tool_hints.strip())
     for relative in PROJECT_RULE_FILES:

@@ -170,6 +170,30 @@ def compile_(
     raise typer.Exit(_guarded(lambda: compile_command(target, train, metric, options, Console())))
 
 
+@app.command()
+def evolve(
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    priority: PriorityOpt = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Scores plans (default: --model).")] = None,
+    candidates: Annotated[int, typer.Option("--candidates", help="Proposals to score.")] = 2,
+    replay: Annotated[int, typer.Option("--replay", help="Failed runs in the replay set.")] = 6,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Score, but save nothing.")] = False,
+    history: Annotated[bool, typer.Option("--history", help="List the saved versions of the lessons.")] = False,
+    rollback: Annotated[int | None, typer.Option("--rollback", help="Make version N current (0 = none).")] = None,
+) -> None:
+    """Learn lessons and tool hints from failed runs; keep them only if a judge scores them better."""
+    from rich.console import Console
+
+    from chrysalis.cli.evolve_cmd import evolve_command
+    from chrysalis.config import load_settings
+
+    options = {"judge_model": judge_model, "candidates": candidates, "replay": replay, "dry_run": dry_run,
+               "history": history, "rollback": rollback}  # fmt: skip
+    flags = _flags(model=model, base_url=base_url, priority=priority)
+    raise typer.Exit(_guarded(lambda: evolve_command(load_settings(flags), options, Console())))
+
+
 @archive_app.command("show")
 def archive_show(
     name: Annotated[str | None, typer.Argument(help="The archive (default: list them).")] = None,

@@ -31,7 +31,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/compact": "shrink the conversation to its last exchange to free context",
     "/undo": "restore the files the last task changed",
     "/cost": "show tokens and USD spent in this session",
-    "/evolve": "improve the agent from its records (arrives with the self-improvement work)",
+    "/evolve": "learn lessons from failed runs; kept only if a judge scores them better (/evolve history)",
     "/exit": "leave (Ctrl-D works too)",
 }
 
@@ -137,8 +137,20 @@ class Repl:
         s = self.session
         self.console.print(f"session: {s.total_tokens} tokens · ${s.total_cost_usd:.4f} · model {s.settings.model}")
 
-    def _evolve(self, _argument: str) -> None:
-        self.console.print("Self-improvement (/evolve) is not built yet; it is the next piece of work (issue 4).")
+    def _evolve(self, argument: str) -> None:
+        from chrysalis.cli.evolve_cmd import evolve_command
+
+        words = argument.split()
+        options: dict[str, Any] = {"history": words[:1] == ["history"]}
+        if words[:1] == ["rollback"]:
+            if len(words) != 2 or not words[1].isdigit():
+                self.console.print("usage: /evolve rollback VERSION (see /evolve history)")
+                return
+            options["rollback"] = int(words[1])
+        try:
+            evolve_command(self.session.settings, options, self.console)
+        except ChrysalisError as exc:
+            self.console.print(f"[red]{exc}[/red]")
 
 
 def repl_command(flags: dict[str, Any]) -> int:

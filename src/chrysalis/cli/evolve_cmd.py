@@ -1,0 +1,76 @@
+"""``chrysalis evolve``: learn lessons from failed runs, keep them only if a judge scores them better.
+
+``--history`` lists the saved versions of the agent's lessons, ``--rollback N`` makes version N
+current again (0 = no lessons). The REPL's ``/evolve`` runs the same thing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from chrysalis.agent.evolution import EvolutionResult
+    from chrysalis.config import Settings
+
+__all__ = ["evolve_command", "render_result"]
+
+
+def evolve_command(settings: Settings, options: dict[str, Any], console: Console) -> int:
+    """Run one evolution step (or show the history, or roll back); 0 on success."""
+    from chrysalis.agent import evolution
+    from chrysalis.stores import Stores
+
+    with Stores.open(settings.home) as stores:
+        if options.get("history"):
+            versions = evolution.history(stores)
+            if not versions:
+                console.print("no lessons saved yet: `chrysalis evolve` learns them from failed runs")
+            for version, _, ctx in versions:
+                lessons = ctx.system.strip().replace("\n", " / ") or "(none)"
+                console.print(f"v{version}: {lessons[:160]}")
+            return 0
+        if options.get("rollback") is not None:
+            try:
+                version = evolution.rollback(stores, int(options["rollback"]))
+            except KeyError as exc:
+                raise UsageError(f"--rollback: {exc.args[0]}") from exc
+            console.print(f"lessons of version {options['rollback']} are current again (saved as version {version})")
+            return 0
+        result = asyncio.run(
+            evolution.evolve_agent(
+                stores,
+                model=settings.model,
+                judge_model=options.get("judge_model"),
+                candidates=int(options.get("candidates", 2)),
+                replay=int(options.get("replay", 6)),
+                priority=settings.priority,
+                dry_run=bool(options.get("dry_run")),
+                home=settings.home,
+                progress=lambda line: console.print(f"[dim]{line}[/dim]"),
+            )
+        )
+    render_result(result, console)
+    return 0
+
+
+def render_result(result: EvolutionResult, console: Console) -> None:
+    """Say what was learned, or why nothing was."""
+    if result.failures == 0:
+        console.print("nothing to learn from yet: no failed runs are recorded (runs record themselves)")
+        return
+    current = result.current.score if result.current else 0.0
+    for i, candidate in enumerate(result.candidates, 1):
+        console.print(f"candidate {i}: {candidate.score:.3f} (current {current:.3f})")
+    if result.kept is None:
+        console.print(f"kept the current lessons: no candidate beat {current:.3f} ({result.calls} model calls)")
+        return
+    where = "not saved (dry run)" if result.version is None else f"saved as version {result.version}"
+    console.print(f"[green]improved[/green] {current:.3f} → {result.kept.score:.3f}, {where}; lessons:")
+    console.print(result.kept.lessons)
+    if result.kept.tool_hints:
+        console.print("tool hints:\n" + result.kept.tool_hints)
