@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "configure"]
 
+
 def configure(*, model: str | None = None, base_url: str | None = None, **settings: Any) -> None:
     """Set process-wide defaults for agents and modules made afterwards (e.g. ``model="openai:gpt-4o-mini"``).
 
