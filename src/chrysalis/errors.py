@@ -10,6 +10,7 @@ traceback.
     │   └── MissingCredentialsError  a provider needs an API key that is not set
     ├── PolicyDenied               the security level or mode refused an action (exit 3)
     ├── ModelError                 the model provider failed after retries (exit 1)
+    │   └── MalformedReplyError    the model kept replying with output that cannot be parsed
     ├── WeightsError               the embedded model's weights are missing or corrupt (exit 2)
     ├── TaskStopped                a limit stopped the run: steps, budget, timeout (exit 1)
     ├── TaskFailed                 the agent finished without success (exit 1)
@@ -30,6 +31,7 @@ __all__ = [
     "EXIT_USAGE",
     "ChrysalisError",
     "ConfigError",
+    "MalformedReplyError",
     "MetricError",
     "MissingCredentialsError",
     "ModelError",
@@ -84,6 +86,14 @@ class PolicyDenied(ChrysalisError):
 
 class ModelError(ChrysalisError):
     """The model provider failed (after retries) or returned something unusable."""
+
+
+class MalformedReplyError(ModelError):
+    """The model answered, but with text that is no usable tool call or answer, even after corrections.
+
+    The provider works; the model's output does not. Callers that score outputs (compile) count it
+    as a wrong answer instead of stopping.
+    """
 
 
 class WeightsError(ChrysalisError):

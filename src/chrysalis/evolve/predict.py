@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from chrysalis.errors import ModelError, OutputValidationError
+from chrysalis.errors import MalformedReplyError, ModelError, OutputValidationError
 from chrysalis.evolve.module import CallStats, Module, Prediction
 from chrysalis.evolve.signature import FieldSpec
 
@@ -99,6 +99,8 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
     for attempt in (0, 1):
         try:
             response = await model_request(chosen, messages, model_settings=settings, model_request_parameters=params)
+        except MalformedReplyError as exc:  # the output broke the schema in a way no retry fixed
+            raise OutputValidationError(module.signature.__name__, None, None, [str(exc)]) from exc
         except Exception as exc:
             from chrysalis.llm.providers import translate_model_error
 

@@ -115,6 +115,7 @@ class Signature:
         """A pydantic model of the outputs (with a leading ``reasoning`` field for chain of thought)."""
         definitions: dict[str, Any] = {}
         if reasoning:
+            # No maxLength: llama.cpp turns it into a grammar so large that decoding slows 50x (measured).
             definitions["reasoning"] = (str, pydantic.Field(description="Think step by step, briefly."))
         for spec in cls.output_fields():
             definitions[spec.name] = (spec.annotation, pydantic.Field(description=spec.desc or None))

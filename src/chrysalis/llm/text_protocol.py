@@ -47,7 +47,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from chrysalis.errors import ModelError
+from chrysalis.errors import MalformedReplyError
 from chrysalis.llm.backend import ChatBackend, ChatMessage
 from chrysalis.llm.text_format import (
     AnswerStream,
@@ -287,7 +287,7 @@ class TextToolModel(Model):
                 return self._response(parsed, usage, errors, completion.text)
             errors.append(parsed.reason)
             if len(errors) > self.max_corrections:
-                raise ModelError(
+                raise MalformedReplyError(
                     f"The model {self.model_name!r} kept replying with unusable tool calls "
                     f"({len(errors)} tries; last: {parsed.reason}). Try a larger model."
                 )
