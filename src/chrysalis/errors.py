@@ -133,6 +133,13 @@ class OutputValidationError(ChrysalisError):
         self.field = field
         self.value = value
         self.errors = errors
+        # What the failed call still cost (filled in by the caller that made it), so budgets and
+        # phenotypes count failures too.
+        self.calls = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_usd = 0.0
+        self.latency_ms = 0.0
 
 
 class MetricError(ChrysalisError):

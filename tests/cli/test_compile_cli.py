@@ -150,4 +150,4 @@ def test_bad_metrics_exit_2(project: Path, metric: str, needle: str) -> None:
 
 def test_a_metric_that_raises_exits_2_naming_it(project: Path) -> None:
     done = compile_with_server(project, "--metric", "custom:broken")
-    assert_clean_error(done, 2, "The metric 'custom:broken' raised ZeroDivisionError: metric bug on train example")
+    assert_clean_error(done, 2, "The metric 'custom:broken' raised ZeroDivisionError: metric bug on dev example 0")

@@ -119,7 +119,7 @@ def test_the_smallest_allowed_budget_still_measures_the_base_module() -> None:
     assert [p.operator for p in result.archive.points] == ["seed"]
 
 
-def test_validation_retries_count_against_the_rollout_budget() -> None:
+def test_validation_retries_are_part_of_a_rollout_and_counted_as_model_calls() -> None:
     adder = Adder()
     calls = 0
 
@@ -129,8 +129,9 @@ def test_validation_retries_count_against_the_rollout_budget() -> None:
         retrying = isinstance(messages[-1], ModelRequest) and isinstance(messages[-1].parts[0], ToolReturnPart)
         return adder(messages, info) if retrying or "You improve" in system_prompt(messages) else reply({"answer": "?"})
 
-    chrysalis.compile(Predict(SHORTHAND), TRAIN, model=FunctionModel(late), rollouts=30)
-    assert calls <= 30
+    compiled = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=FunctionModel(late), rollouts=30)
+    meta = compiled.archive.meta
+    assert meta["rollouts"] <= 30 and meta["model_calls"] == calls > meta["rollouts"]
 
 
 def test_a_usd_budget_stops_the_compile_early() -> None:

@@ -140,17 +140,22 @@ class ModuleArchive:
             cost_in_tokens=in_tokens,
         )
 
-    def bins(self) -> dict[BinKey, list[Point]]:
-        """Every occupied bin with its points, best first."""
+    def bins(self, axes: tuple[int, ...] = (0, 1, 2)) -> dict[BinKey, list[Point]]:
+        """Every occupied bin with its points, best first.
+
+        ``axes`` keeps some of the three (0 cost, 1 latency, 2 verbosity); the others read ``"any"``.
+        """
         limits = self.thresholds
         grouped: dict[BinKey, list[Point]] = {}
         for point in self.points:
-            grouped.setdefault(limits.bin_of(point.phenotype), []).append(point)
+            full = limits.bin_of(point.phenotype)
+            key = tuple(side if i in axes else "any" for i, side in enumerate(full))
+            grouped.setdefault(key, []).append(point)  # type: ignore[arg-type]
         return {key: sorted(points, key=rank) for key, points in grouped.items()}
 
-    def elites(self) -> dict[BinKey, Point]:
-        """The best point of each occupied bin."""
-        return {key: points[0] for key, points in self.bins().items()}
+    def elites(self, axes: tuple[int, ...] = (0, 1, 2)) -> dict[BinKey, Point]:
+        """The best point of each occupied bin (over the given ``axes``)."""
+        return {key: points[0] for key, points in self.bins(axes).items()}
 
     @property
     def best(self) -> Point:

@@ -59,6 +59,8 @@ class CompileProgress:
     best_score: float | None
     replayed: int
     """Rollouts answered from the compile cache (a resumed compile) instead of the model."""
+    model_calls: int = 0
+    """Model requests behind the rollouts (a validation retry is a second request in one rollout)."""
 
 
 class BudgetExhausted(Exception):
@@ -119,6 +121,7 @@ class _Run:
     progress: Callable[[CompileProgress], None] | None
     archive: ModuleArchive
     rollouts: int = 0
+    model_calls: int = 0
     cost_usd: float = 0.0
     replayed: int = 0
     phase: str = "start"
@@ -137,6 +140,7 @@ class _Run:
                 self.cost_usd,
                 best,
                 self.replayed,
+                self.model_calls,
             )
         )
 
@@ -147,6 +151,7 @@ class _Run:
 
     def charge(self, record: Mapping[str, Any], replayed: bool) -> None:
         self.rollouts += 1
+        self.model_calls += int(record.get("calls", 1))
         self.cost_usd += float(record.get("cost_usd", 0.0))
         self.replayed += int(replayed)
 
@@ -159,22 +164,18 @@ class _Run:
         inputs = {f.name: example[f.name] for f in module.signature.input_fields()}
         try:
             prediction = await module.acall(model=self.model, **inputs)
-        except OutputValidationError as exc:
+        except OutputValidationError as exc:  # a wrong answer: scored 0, but paid for
             record: dict[str, Any] = {
-                "score": 0.0,
-                "output": None,
-                "error": str(exc),
-                "latency_ms": 0.0,
-                "cost_usd": 0.0,
-                "tokens": 0,
-            }
+                "score": 0.0, "output": None, "error": str(exc), "latency_ms": exc.latency_ms,
+                "cost_usd": exc.cost_usd, "tokens": exc.input_tokens + exc.output_tokens, "calls": exc.calls,
+            }  # fmt: skip
         else:
             output = prediction.to_dict()
             score = score_prediction(self.metric_name, self.metric, example, output, where)
             stats = prediction.stats
             record = {
                 "score": score, "output": output, "error": None, "latency_ms": stats.latency_ms,
-                "cost_usd": stats.cost_usd, "tokens": stats.tokens,
+                "cost_usd": stats.cost_usd, "tokens": stats.tokens, "calls": 1 + stats.retries,
             }  # fmt: skip
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
@@ -209,7 +210,7 @@ class _Run:
             text, cost = None, 0.0
         else:
             cost = stats.cost_usd
-        record = {"instructions": text, "cost_usd": cost}
+        record = {"instructions": text, "cost_usd": cost, "calls": 1}
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
         return text
@@ -259,7 +260,9 @@ async def acompile(
         k_demos: Few-shot demos per variant.
         iterations: MAP-Elites iterations after the seed population.
         children: Children per iteration.
-        rollouts: Most model calls in all (evaluations, bootstrap and proposals); no limit by default.
+        rollouts: Most rollouts in all: runs of a variant on one example (a validation retry is part
+            of its rollout) and meta-model proposals; no limit by default. ``model_calls`` in the
+            archive's ``meta`` and in progress reports counts the requests themselves.
         budget_usd: Most USD to spend; no limit by default.
         seed: Seeds every random choice; the same seed and inputs give the same compile.
         mutations: Instruction mutations appended to the base instructions in the seed population.
@@ -307,6 +310,7 @@ async def acompile(
             rollouts, budget_usd, progress, archive,
         )  # fmt: skip
         try:
+            await run.evaluate(module, dev, None, "seed")  # first, so any accepted budget measures the base
             pool = await _bootstrap(run, train, k_demos)
             await _seed_population(run, dev, pool, k_demos, mutations, generated)
             for i in range(iterations):
@@ -319,8 +323,8 @@ async def acompile(
         run.report()
         archive.meta = {
             "model": model_id(chosen), "meta_model": model_id(meta), "metric": metric_name, "seed": seed,
-            "rollouts": run.rollouts, "replayed": run.replayed, "cost_usd": run.cost_usd, "train": len(train),
-            "dev": len(dev), "compile_key": key, "base_id": module.id,
+            "rollouts": run.rollouts, "model_calls": run.model_calls, "replayed": run.replayed,
+            "cost_usd": run.cost_usd, "train": len(train), "dev": len(dev), "compile_key": key, "base_id": module.id,
         }  # fmt: skip
         if save and archive.points:
             archive.version = stores.archives.save(archive.name, archive.to_json())
@@ -394,7 +398,6 @@ async def _seed_population(
     with_demos = base.replace(demos=pool[:k])
     other = "chain-of-thought" if base.strategy == "predict" else "predict"
     seeds: list[tuple[Module, str]] = [
-        (base, "seed"),
         (with_demos, "seed: demos"),
         (with_demos.replace(strategy=other), "seed: strategy"),
     ]
@@ -410,7 +413,9 @@ async def _seed_population(
 async def _child(
     run: _Run, dev: Sequence[Example], pool: list[dict[str, Any]], k: int, mutations: Sequence[str], tag: str
 ) -> None:
-    elites = sorted(run.archive.elites().values(), key=lambda p: p.id)
+    # Parents come from the cost × verbosity elites: latency is wall-clock noise, and letting it pick
+    # parents would make the same seed give different compiles.
+    elites = sorted(run.archive.elites(axes=(0, 2)).values(), key=lambda p: p.id)
     parent = run.rng.choice(elites)
     operator = run.rng.choice(OPERATORS)
     module = parent.module

@@ -100,7 +100,8 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
         try:
             response = await model_request(chosen, messages, model_settings=settings, model_request_parameters=params)
         except MalformedReplyError as exc:  # the output broke the schema in a way no retry fixed
-            raise OutputValidationError(module.signature.__name__, None, None, [str(exc)]) from exc
+            failed = OutputValidationError(module.signature.__name__, None, None, [str(exc)])
+            raise _priced(failed, chosen, started, tokens_in, tokens_out, attempt + 1) from exc
         except Exception as exc:
             from chrysalis.llm.providers import translate_model_error
 
@@ -117,7 +118,8 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
             validated = output_model.model_validate(args)
         except (pydantic.ValidationError, ValueError) as exc:
             if attempt == 1:
-                raise _validation_error(module, args, exc) from exc
+                failed = _validation_error(module, args, exc)
+                raise _priced(failed, chosen, started, tokens_in, tokens_out, attempt + 1) from exc
             feedback = _feedback(exc)
             retry = (
                 ToolReturnPart(tool_name=OUTPUT_TOOL, content=feedback, tool_call_id=call_id, outcome="retried")
@@ -209,6 +211,20 @@ def _validation_error(module: Module, args: dict[str, Any] | None, exc: Exceptio
         value = (args or {}).get(field) if field else args
         return OutputValidationError(name, field, value, [line[2:] for line in _error_lines(exc)])
     return OutputValidationError(name, None, args, [str(exc)])
+
+
+def _priced(
+    error: OutputValidationError, model: Model, started: float, tokens_in: int, tokens_out: int, calls: int
+) -> OutputValidationError:
+    """Attach what the failed call cost, so callers that keep budgets can count it."""
+    from chrysalis.llm.pricing import cost_usd
+
+    error.calls = calls
+    error.input_tokens = tokens_in
+    error.output_tokens = tokens_out
+    error.cost_usd = cost_usd(model_id(model), tokens_in, tokens_out)
+    error.latency_ms = (time.monotonic() - started) * 1000
+    return error
 
 
 def _prediction(
