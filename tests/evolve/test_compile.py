@@ -313,3 +313,11 @@ def test_a_compiled_module_calls_the_compile_model_by_default() -> None:
     before = adder.calls
     assert result(question="1 + 2").answer == 3
     assert adder.calls == before + 1
+
+
+def test_example_values_are_checked_and_coerced_to_the_field_types() -> None:
+    with pytest.raises(ValueError, match=r"trainset\[1\] field 'answer' is 'four', which is not a int"):
+        chrysalis.compile(Predict(SHORTHAND), [TRAIN[0], {**TRAIN[1], "answer": "four"}], save=False)
+    coerced = [{**row, "answer": str(row["answer"])} for row in TRAIN]
+    compiled = chrysalis.compile(Predict(SHORTHAND), coerced, model=Adder().model, save=False, iterations=0)
+    assert compiled.archive.best.phenotype.score > 0

@@ -134,3 +134,10 @@ def test_lexical_embedder_vectors_are_normalised_and_empty_text_is_zero() -> Non
     assert sum(v * v for v in vector) == pytest.approx(1.0)
     assert empty == [0.0] * 64
     assert cosine(vector, empty) == 0.0
+
+
+def test_stop_words_do_not_make_a_sentence_match_an_intent() -> None:
+    from chrysalis.evolve.selection import intents
+    from chrysalis.llm.embeddings import LexicalEmbedder
+
+    assert intents("the weather in Paris", LexicalEmbedder()) == []

@@ -180,3 +180,27 @@ def test_output_model_validates_and_puts_reasoning_first_for_chain_of_thought() 
     assert model.model_validate({"reasoning": "r", "answer": "4", "confidence": "low"}).answer == 4  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="confidence"):
         model.model_validate({"reasoning": "r", "answer": 4, "confidence": "medium"})
+
+
+def test_a_subclass_extends_its_parents_fields() -> None:
+    class Base(Signature):
+        question: str = InputField()
+        answer: str = OutputField()
+
+    class WithContext(Base):
+        context: str = InputField()
+
+    assert WithContext.shorthand() == "question, context -> answer"
+
+
+def test_an_annotation_without_a_field_marker_is_an_error() -> None:
+    with pytest.raises(TypeError, match=r"Forgot.question is annotated but not a field"):
+
+        class Forgot(Signature):
+            question: str
+            answer: str = OutputField()
+
+
+def test_literal_values_may_hold_commas() -> None:
+    sig = Signature.parse("q -> label: Literal['a, b', 'c']")
+    assert sig.output_fields()[0].type_text == "Literal['a, b', 'c']"

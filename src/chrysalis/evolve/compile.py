@@ -281,9 +281,9 @@ async def acompile(
     from chrysalis.config import chrysalis_home
     from chrysalis.stores import Stores
 
-    _check_trainset(module, trainset, "trainset")
+    trainset = _checked(module, trainset, "trainset")
     if devset is not None:
-        _check_trainset(module, devset, "devset")
+        devset = _checked(module, devset, "devset")
     metric_name, metric_fn = resolve_metric(metric, [f.name for f in module.signature.output_fields()])
     train, dev = _split(trainset, devset, seed)
     if rollouts is not None and rollouts < len(dev):
@@ -331,16 +331,37 @@ async def acompile(
     return CompiledModule(archive, model=model)
 
 
-def _check_trainset(module: Module, rows: Sequence[Example], label: str) -> None:
+def _checked(module: Module, rows: Sequence[Example], label: str) -> list[Example]:
+    """The examples with each field checked against the signature's type (and coerced: ``"4"`` → 4).
+
+    Raises:
+        ValueError: no examples, a row that is not a dict, a missing field, or a value of the wrong
+            type; the message names the row and the field.
+    """
+    import pydantic
+
     names = [f.name for f in module.signature.fields]
     if not rows:
         raise ValueError(f"{label} is empty; give at least one example: a dict with the fields {names}")
+    model = module.signature.example_model()
+    checked: list[Example] = []
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise ValueError(f"{label}[{i}] is {type(row).__name__}, not a dict of fields {names}")
         missing = [n for n in names if n not in row]
         if missing:
             raise ValueError(f"{label}[{i}] lacks the field(s) {missing}; every example needs {names}")
+        try:
+            values = model.model_validate({n: row[n] for n in names}).model_dump()
+        except pydantic.ValidationError as exc:
+            error = exc.errors()[0]
+            field = error["loc"][0] if error["loc"] else "?"
+            kind = next(f.type_text for f in module.signature.fields if f.name == field)
+            raise ValueError(
+                f"{label}[{i}] field {field!r} is {row.get(str(field))!r}, which is not a {kind}: {error['msg']}"
+            ) from exc
+        checked.append({**row, **values})
+    return checked
 
 
 def _split(

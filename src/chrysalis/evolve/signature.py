@@ -75,15 +75,20 @@ class Signature:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         hints = typing.get_type_hints(cls, include_extras=True)
-        collected: list[FieldSpec] = []
+        inherited = {f.name: f for f in cls.fields}  # a subclass extends its parent's fields
+        own: dict[str, FieldSpec] = {}
         for name in inspect.get_annotations(cls):
             marker = cls.__dict__.get(name)
-            if not isinstance(marker, _FieldMarker):
+            if get_origin(hints[name]) is ClassVar:
                 continue
-            collected.append(FieldSpec(name, hints[name], marker.desc, marker.is_input))
+            if not isinstance(marker, _FieldMarker):
+                raise TypeError(
+                    f"{cls.__name__}.{name} is annotated but not a field: write "
+                    f"`{name}: ... = InputField()` or `= OutputField()`"
+                )
+            own[name] = FieldSpec(name, hints[name], marker.desc, marker.is_input)
             delattr(cls, name)
-        if collected:
-            cls.fields = tuple(collected)
+        cls.fields = tuple({**inherited, **own}.values())
         doc = cls.__dict__.get("__doc__")
         cls.instructions = inspect.cleandoc(doc or "") or _default_instructions(cls.fields)
         _check_fields(cls.__name__, cls.fields)
@@ -120,6 +125,13 @@ class Signature:
         for spec in cls.output_fields():
             definitions[spec.name] = (spec.annotation, pydantic.Field(description=spec.desc or None))
         model: type[pydantic.BaseModel] = pydantic.create_model(f"{cls.__name__}Output", **definitions)
+        return model
+
+    @classmethod
+    def example_model(cls) -> type[pydantic.BaseModel]:
+        """A pydantic model of every field, to check (and coerce) training examples."""
+        definitions: dict[str, Any] = {f.name: (f.annotation, ...) for f in cls.fields}
+        model: type[pydantic.BaseModel] = pydantic.create_model(f"{cls.__name__}Example", **definitions)
         return model
 
     @classmethod
@@ -227,10 +239,15 @@ def _parse_side(side: str, whole: str, *, is_input: bool) -> list[FieldSpec]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    """Split on commas outside brackets: ``a: dict[str, int], b`` is two fields."""
+    """Split on commas outside brackets and quotes: ``a: dict[str, int], b: Literal['x, y']`` is two fields."""
     parts: list[str] = []
-    depth, start = 0, 0
+    depth, start, quote = 0, 0, ""
     for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+            continue
+        if char in "'\"":
+            quote = char
         depth += char == "["
         depth -= char == "]"
         if char == "," and depth == 0:

@@ -26,6 +26,12 @@ class Embedder(Protocol):
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+# Words that carry no meaning for "which of these phrases is this?"; without them "the weather in
+# Paris" would match "the best" on "the". Negations ("no", "not") are kept: they carry meaning.
+_STOP_WORDS = frozenset(
+    "a an the and or but of in on at to for with by from is are be it this that these those i we you me my our "
+    "your please some any as so very just".split()
+)
 _SUFFIXES = ("ingly", "edly", "ing", "est", "ed", "ly", "er", "es", "s")
 
 
@@ -50,6 +56,8 @@ class LexicalEmbedder:
     def _one(self, text: str) -> list[float]:
         vector = [0.0] * self.dim
         for word in _WORD.findall(text.lower()):
+            if word in _STOP_WORDS:
+                continue
             stem = _stem(word)
             vector[zlib.crc32(b"w:" + stem.encode()) % self.dim] += 1.0
             padded = f"#{stem}#"
