@@ -1,0 +1,35 @@
+"""Signatures and compile on the real embedded model: typed output, a real (tiny) compile and archive."""
+
+from __future__ import annotations
+
+import pytest
+
+import chrysalis as cf
+from tests.e2e.conftest import E2E_MODEL
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
+
+
+class Sum(cf.Signature):
+    """Add the two numbers."""
+
+    question: str = cf.InputField()
+    answer: int = cf.OutputField(desc="just the number")
+
+
+def test_predict_returns_a_typed_answer_on_the_embedded_model() -> None:
+    prediction = cf.Predict(Sum, model=f"local:{E2E_MODEL}")(question="What is 2 + 2?")
+    assert isinstance(prediction.answer, int)  # constrained decoding: the schema's type, always
+    assert prediction.stats.input_tokens > 0 and prediction.stats.model == f"local:{E2E_MODEL}"
+
+
+def test_a_small_compile_on_the_embedded_model_makes_a_usable_archive() -> None:
+    rows = [{"question": f"{a} + {a + 3}", "answer": 2 * a + 3} for a in range(10, 16)]
+    compiled = cf.compile(
+        cf.Predict(Sum), rows, model=f"local:{E2E_MODEL}", rollouts=16, k_demos=1, iterations=1, children=1,
+        mutations=("Be concise.",), generated=0,
+    )  # fmt: skip
+    archive = compiled.archive
+    assert archive.points and archive.meta["rollouts"] <= 16 and archive.version == 1
+    assert compiled.choose("cheap").point in archive.points
+    assert isinstance(compiled(question="1 + 2", priority="best").answer, int)
