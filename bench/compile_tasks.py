@@ -83,8 +83,8 @@ class TaskSet:
     def score(self, example: Example, prediction: str) -> float:
         """1.0 when ``prediction`` is the right answer for ``example``, else 0.0.
 
-        Exact match after the normalisation any reader would grant: surrounding whitespace,
-        backticks and a trailing period go; labels compare case-insensitively; an execution answer
+        Exact match after the normalisation any reader would grant: surrounding whitespace and
+        backticks go; labels compare case-insensitively, without quotes or a final period; an execution answer
         counts when it is a Python literal whose ``repr`` is the expected one (so ``"a"`` matches
         ``'a'``), because the question is the value, not the quoting style.
         """
