@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
-.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench clean
+.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ bench: weights-small
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/local_model.py
+
+# compile vs zero-shot vs DSPy's optimizers on the embedded 0.5B model (about an hour on 2 cores; DSPy in its own venv).
+bench-compile: weights-small
+	bash bench/peers/setup_dspy.sh
+	$(BIN)/python bench/compile.py --rollouts 150 --dev 20 --test 60 --peers bootstrap,gepa,mipro
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
