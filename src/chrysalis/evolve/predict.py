@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
-__all__ = ["OUTPUT_TOOL", "model_id", "render_system", "resolve_model", "run_module"]
+__all__ = ["DEFAULT_MAX_TOKENS", "OUTPUT_TOOL", "model_id", "render_system", "resolve_model", "run_module"]
 
 OUTPUT_TOOL = "final_result"
+DEFAULT_MAX_TOKENS = {"predict": 256, "chain-of-thought": 768}
+"""Reply tokens per call unless the module's ``params`` say ``max_tokens``."""
 _models: dict[tuple[str, str | None], Model] = {}
 
 
@@ -89,8 +91,10 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
     )
     params = ModelRequestParameters(output_mode="tool", output_tools=[tool], allow_text_output=False)
     settings: ModelSettings = {"temperature": float(module.params.get("temperature", 0.0))}
-    if "max_tokens" in module.params:
-        settings["max_tokens"] = int(module.params["max_tokens"])
+    # A bound on every reply: a small model that starts repeating itself inside a JSON string would
+    # otherwise write until the provider's limit, on every retry (measured: minutes per call).
+    default_tokens = DEFAULT_MAX_TOKENS[module.strategy]
+    settings["max_tokens"] = int(module.params.get("max_tokens", default_tokens))
     messages: list[ModelMessage] = [
         ModelRequest(parts=[SystemPromptPart(render_system(module)), UserPromptPart(render_inputs(module, inputs))])
     ]
