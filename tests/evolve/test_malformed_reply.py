@@ -27,3 +27,22 @@ def test_compile_scores_unparseable_replies_as_failures_and_finishes() -> None:
     )  # fmt: skip
     point = compiled.archive.best
     assert point.phenotype.score == 0.0 and point.phenotype.errors == 2
+
+
+def test_a_reply_cut_off_inside_a_string_is_not_retried_identically() -> None:
+    backend = ScriptedChatBackend(
+        ['{"tool": "final_result", "arguments": {"answer": "4}}....'] * 3, supports_json_schema=True
+    )
+    model = TextToolModel(backend)
+    with pytest.raises(cf.OutputValidationError, match="ran out of tokens"):
+        cf.Predict("question -> answer: int", params={"max_tokens": 5})(question="2 + 2?", model=model)
+    assert len(backend.calls) == 1
+
+
+def test_one_string_output_falls_back_to_plain_text_when_the_json_is_cut_off() -> None:
+    cut = '{"tool": "final_result", "arguments": {"output": "{\'a\': 1}\'}}....'
+    backend = ScriptedChatBackend([cut, "{'a': 1}"], supports_json_schema=True)
+    prediction = cf.Predict("code -> output", params={"max_tokens": 5})(code="f()", model=TextToolModel(backend))
+    assert prediction.output == "{'a': 1}"
+    assert "Reply with the value of output only" in backend.calls[1][-1].content
+    assert backend.schemas[1] is None  # the second request is not constrained to a tool call

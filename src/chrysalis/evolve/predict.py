@@ -104,6 +104,14 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
         try:
             response = await model_request(chosen, messages, model_settings=settings, model_request_parameters=params)
         except MalformedReplyError as exc:  # the output broke the schema in a way no retry fixed
+            if attempt == 0 and _single_text_output(module):
+                # One string wanted: ask for it as plain text (DSPy's way) rather than inside JSON,
+                # where small models lose track of the quotes in values like "{'a': 1}".
+                params = ModelRequestParameters(allow_text_output=True)
+                name = module.signature.output_fields()[0].name
+                ask = f"{render_inputs(module, inputs)}\n\nReply with the value of {name} only, as plain text."
+                messages = [ModelRequest(parts=[SystemPromptPart(render_system(module)), UserPromptPart(ask)])]
+                continue
             failed = OutputValidationError(module.signature.__name__, None, None, [str(exc)])
             raise _priced(failed, chosen, started, tokens_in, tokens_out, attempt + 1) from exc
         except Exception as exc:
@@ -115,7 +123,8 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
             raise error from exc
         tokens_in += response.usage.input_tokens
         tokens_out += response.usage.output_tokens
-        args, call_id = _output_args(response)
+        text_field = module.signature.output_fields()[0].name if params.allow_text_output else None
+        args, call_id = _output_args(response, text_field)
         try:
             if args is None:
                 raise ValueError("the reply held no output fields")
@@ -174,8 +183,16 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _output_args(response: ModelResponse) -> tuple[dict[str, Any] | None, str | None]:
-    """The output tool's arguments (or a JSON object written as text), and the call's id."""
+def _single_text_output(module: Module) -> bool:
+    outputs = module.signature.output_fields()
+    return module.strategy == "predict" and len(outputs) == 1 and outputs[0].annotation is str
+
+
+def _output_args(response: ModelResponse, text_field: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The output tool's arguments (or a JSON object written as text), and the call's id.
+
+    ``text_field`` names the one string output when plain text was asked for: the text is its value.
+    """
     from pydantic_ai.messages import TextPart, ToolCallPart
 
     for part in response.parts:
@@ -189,9 +206,11 @@ def _output_args(response: ModelResponse) -> tuple[dict[str, Any] | None, str | 
             try:
                 value = json.loads(part.content)
             except json.JSONDecodeError:
-                continue
+                value = None
             if isinstance(value, dict):
                 return value, None
+            if text_field is not None:
+                return {text_field: part.content.strip()}, None
     if not response.parts:
         raise ModelError("The model returned an empty reply to a structured-output request.")
     return None, None

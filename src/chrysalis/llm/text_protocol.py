@@ -273,11 +273,12 @@ class TextToolModel(Model):
         use_schema = schema if self.backend.supports_json_schema else None
         usage = RequestUsage()
         errors: list[str] = []
+        max_tokens = int(settings.get("max_tokens", self.max_tokens))
         while True:
             completion = await self.backend.complete(
                 prompt,
                 json_schema=use_schema,
-                max_tokens=int(settings.get("max_tokens", self.max_tokens)),
+                max_tokens=max_tokens,
                 temperature=float(settings.get("temperature", 0.0)),
                 on_text=self._text_sink(on_answer, answer_only=bool(tools)),
             )
@@ -286,6 +287,13 @@ class TextToolModel(Model):
             if not isinstance(parsed, Malformed):
                 return self._response(parsed, usage, errors, completion.text)
             errors.append(parsed.reason)
+            if use_schema is not None and completion.output_tokens >= max_tokens:
+                # Constrained decoding only yields broken JSON when the reply is cut off: the model is
+                # stuck inside a string. The same prompt at the same temperature would do it again.
+                raise MalformedReplyError(
+                    f"The model {self.model_name!r} ran out of tokens ({max_tokens}) inside a tool call "
+                    f"(it kept writing one string). Try a larger model or a higher max_tokens."
+                )
             if len(errors) > self.max_corrections:
                 raise MalformedReplyError(
                     f"The model {self.model_name!r} kept replying with unusable tool calls "
