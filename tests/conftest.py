@@ -28,8 +28,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 def chrysalis_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("CHRYSALIS_HOME", str(home))
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "CHRYSALIS_MODEL_CACHE"):
+        monkeypatch.delenv(key, raising=False)  # the e2e fixture points the model cache back at real weights
     for key in ("MODEL", "BASE_URL", "MODE", "LEVEL", "PRIORITY", "BUDGET", "TIMEOUT", "MAX_STEPS", "WORKSPACE", "YES"):
         monkeypatch.delenv(f"CHRYSALIS_{key}", raising=False)
     return home
