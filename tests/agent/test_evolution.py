@@ -73,7 +73,7 @@ def test_a_better_candidate_is_kept_as_a_new_version(stores: Stores, chrysalis_h
     record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
     record_failure(stores, "bad2", "fix divide", "answered before testing")
     calls: list[str] = []
-    result = asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, calls), home=chrysalis_home))
+    result = asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, calls)))
     assert result.current is not None and result.current.score == pytest.approx(0.3)
     assert result.kept is not None and result.kept.score == pytest.approx(0.9)
     assert result.version == 1
@@ -85,7 +85,7 @@ def test_a_better_candidate_is_kept_as_a_new_version(stores: Stores, chrysalis_h
 def test_a_candidate_that_does_not_help_is_not_kept(stores: Stores, chrysalis_home: Path) -> None:
     record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
     model = fake_agent_models("Be quick.", [])
-    result = asyncio.run(evolution.evolve_agent(stores, model=model, candidates=1, home=chrysalis_home))
+    result = asyncio.run(evolution.evolve_agent(stores, model=model, candidates=1))
     assert result.kept is None and result.version is None
     assert stores.context.versions(AGENT_CONTEXT) == []
 
@@ -93,7 +93,7 @@ def test_a_candidate_that_does_not_help_is_not_kept(stores: Stores, chrysalis_ho
 def test_a_dry_run_scores_but_saves_nothing(stores: Stores, chrysalis_home: Path) -> None:
     record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
     model = fake_agent_models(LESSON, [])
-    result = asyncio.run(evolution.evolve_agent(stores, model=model, dry_run=True, home=chrysalis_home))
+    result = asyncio.run(evolution.evolve_agent(stores, model=model, dry_run=True))
     assert result.kept is not None and result.version is None
     assert stores.context.versions(AGENT_CONTEXT) == []
 
@@ -101,7 +101,7 @@ def test_a_dry_run_scores_but_saves_nothing(stores: Stores, chrysalis_home: Path
 def test_no_failures_means_nothing_to_do_and_no_model_calls(stores: Stores, chrysalis_home: Path) -> None:
     record_success(stores, "ok1", "explain calc.py")
     calls: list[str] = []
-    result = asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, calls), home=chrysalis_home))
+    result = asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, calls)))
     assert result.failures == 0 and calls == []
 
 
@@ -131,8 +131,9 @@ def test_a_compiled_archive_replaces_a_built_in_agent_module(chrysalis_home: Pat
     archive = ModuleArchive("agent.judge", evolution.JudgePlan)
     archive.add(Point(judge, Phenotype(score=1.0, latency_ms=1.0, cost_usd=0.0, tokens=10.0)))
     archive.save(chrysalis_home)
-    assert evolution.agent_module("judge", home=chrysalis_home).instructions == "Be strict."
-    assert evolution.agent_module("planner", home=chrysalis_home).signature is evolution.PlanFirstSteps
+    with Stores.open(chrysalis_home) as stores:
+        assert evolution.agent_module("judge", stores).instructions == "Be strict."
+        assert evolution.agent_module("planner", stores).signature is evolution.PlanFirstSteps
 
 
 def test_cli_evolve_with_nothing_recorded_says_so(workspace: Path) -> None:

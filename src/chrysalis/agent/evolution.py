@@ -26,7 +26,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.prompts import AGENT_CONTEXT
@@ -136,20 +135,20 @@ class EvolutionResult:
     calls: int
 
 
-def agent_module(role: str, *, priority: str | None = None, home: Path | None = None) -> Module:
+def agent_module(role: str, stores: Stores, *, priority: str | None = None) -> Module:
     """The module the agent uses for ``role`` (``proposer``, ``planner``, ``judge``).
 
-    A compiled archive named ``agent.ROLE`` wins, through priority selection; otherwise the
-    built-in ``Predict`` of the role's signature.
+    A compiled archive named ``agent.ROLE`` in ``stores`` wins, through priority selection;
+    otherwise the built-in ``Predict`` of the role's signature.
     """
     from chrysalis.evolve.archive import ModuleArchive
     from chrysalis.evolve.selection import select
 
     signature = _BUILT_IN[role]
-    try:
-        archive = ModuleArchive.load(f"agent.{role}", home=home, signature=signature)
-    except KeyError:
+    saved = stores.archives.load(f"agent.{role}")
+    if saved is None:
         return Predict(signature, params={"max_tokens": 400})
+    archive = ModuleArchive.from_json(saved.data, signature=signature, version=saved.version)
     return select(archive, priority).point.module
 
 
@@ -192,7 +191,6 @@ async def evolve_agent(
     margin: float = 0.05,
     priority: str | None = None,
     dry_run: bool = False,
-    home: Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> EvolutionResult:
     """Propose lessons from logged failures, score them against the current ones, keep a better one.
@@ -206,7 +204,6 @@ async def evolve_agent(
         margin: How much a candidate's mean score must beat the current one's.
         priority: Picks the compiled variant of the agent's own modules, if any.
         dry_run: Score but do not save.
-        home: ``$CHRYSALIS_HOME`` (for compiled archives of the agent's modules).
         progress: Receives one line per step.
     """
     say = progress or (lambda _line: None)
@@ -214,9 +211,9 @@ async def evolve_agent(
     if not failures:
         return EvolutionResult(0, 0, None, (), None, None, 0)
     current = stores.context.load(AGENT_CONTEXT)
-    proposer = agent_module("proposer", priority=priority, home=home)
-    planner = agent_module("planner", priority=priority, home=home)
-    judge = agent_module("judge", priority=priority, home=home)
+    proposer = agent_module("proposer", stores, priority=priority)
+    planner = agent_module("planner", stores, priority=priority)
+    judge = agent_module("judge", stores, priority=priority)
     calls = 0
 
     async def score(lessons: str, hints: str) -> Candidate:

@@ -50,7 +50,6 @@ def evolve_command(settings: Settings, options: dict[str, Any], console: Console
                 replay=int(options.get("replay", 6)),
                 priority=settings.priority,
                 dry_run=bool(options.get("dry_run")),
-                home=settings.home,
                 progress=lambda line: console.print(f"[dim]{line}[/dim]"),
             )
         )

@@ -2,16 +2,17 @@
 
 The table of contents (seed 000's ``compile!``, with GEPA's reflection):
 
-1. split the trainset into train (demo source) and dev (where variants are scored);
+1. split the trainset into train (demo source) and dev (where variants are scored), and score the
+   base module on dev first, so any accepted budget measures it;
 2. bootstrap few-shot demos: run the module on train examples, keep the ones it gets right;
-3. seed the archive: base instructions with and without demos, chain of thought, the seed's
-   instruction mutations, and instructions the meta model generates;
+3. seed the archive: base instructions with demos, the other strategy, the seed's instruction
+   mutations, and instructions the meta model generates;
 4. MAP-Elites: each iteration picks a random elite as parent and makes children (reflection on its
    failures, new demos, another strategy, a mutation), scores them, and adds them to the archive;
 5. save the archive (versioned, in SQLite) and return a ``CompiledModule`` that selects by priority.
 
-Budgets are in rollouts (every model call, proposals included) and in USD; the loop stops before a
-variant it cannot afford. Everything random comes from ``random.Random(seed)``, and every finished
+Budgets are in rollouts (one run of a variant on one example, or one proposal) and in USD; the
+loop stops before a variant it cannot afford. Everything random comes from ``random.Random(seed)``, and every finished
 rollout is recorded under the compile's key in the compile cache, so rerunning an interrupted
 compile replays what was done (no model calls) and continues where it stopped.
 """
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from chrysalis.errors import OutputValidationError
 from chrysalis.evolve.archive import ModuleArchive, Phenotype, Point
 from chrysalis.evolve.metrics import MetricFn, resolve_metric, score_prediction
-from chrysalis.evolve.module import Module, Prediction
+from chrysalis.evolve.module import Module, Prediction, Strategy
 from chrysalis.evolve.predict import model_id, resolve_model
 from chrysalis.evolve.reflect import DEFAULT_MUTATIONS, describe_failures, propose
 from chrysalis.evolve.selection import Choice, select
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     from chrysalis.stores import CompileCache
 
-__all__ = ["BudgetExhausted", "CompileProgress", "CompiledModule", "acompile", "compile"]
+__all__ = ["CompileProgress", "CompiledModule", "acompile", "compile"]
 
 Example = Mapping[str, Any]
 OPERATORS = ("reflect", "demos", "strategy", "mutation")
@@ -417,18 +418,21 @@ async def _seed_population(
     run.phase = "seed"
     base = run.module
     with_demos = base.replace(demos=pool[:k])
-    other = "chain-of-thought" if base.strategy == "predict" else "predict"
     seeds: list[tuple[Module, str]] = [
         (with_demos, "seed: demos"),
-        (with_demos.replace(strategy=other), "seed: strategy"),
+        (with_demos.replace(strategy=_other_strategy(base)), "seed: strategy"),
     ]
     seeds += [(with_demos.replace(instructions=f"{base.instructions} {m}"), f"mutation: {m}") for m in mutations]
-    for module, operator in seeds:
-        await run.evaluate(module, dev, None if module is base else base.id, operator)
+    for module, operator in seeds:  # the base itself was measured first, in acompile
+        await run.evaluate(module, dev, base.id, operator)
     for g in range(generated):
         text = await run.proposal(base, "", f"generate:{g}")
         if text:
             await run.evaluate(with_demos.replace(instructions=text), dev, base.id, "generated")
+
+
+def _other_strategy(module: Module) -> Strategy:
+    return "chain-of-thought" if module.strategy == "predict" else "predict"
 
 
 async def _child(
@@ -453,7 +457,7 @@ async def _child(
         count = max(0, min(len(pool), k + run.rng.choice((-1, 0, 1))))
         child = module.replace(demos=run.rng.sample(pool, count))
     elif operator == "strategy":
-        child = module.replace(strategy="chain-of-thought" if module.strategy == "predict" else "predict")
+        child = module.replace(strategy=_other_strategy(module))
     else:
         child = module.replace(
             instructions=f"{run.module.instructions} {run.rng.choice(list(mutations) or [''])}".strip()

@@ -95,9 +95,11 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
     # otherwise write until the provider's limit, on every retry (measured: minutes per call).
     default_tokens = DEFAULT_MAX_TOKENS[module.strategy]
     settings["max_tokens"] = int(module.params.get("max_tokens", default_tokens))
+    system = render_system(module)
     messages: list[ModelMessage] = [
-        ModelRequest(parts=[SystemPromptPart(render_system(module)), UserPromptPart(render_inputs(module, inputs))])
+        ModelRequest(parts=[SystemPromptPart(system), UserPromptPart(render_inputs(module, inputs))])
     ]
+    text_field: str | None = None  # set when the one string output is asked for as plain text
     started = time.monotonic()
     tokens_in = tokens_out = 0
     for attempt in (0, 1):
@@ -108,9 +110,9 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
                 # One string wanted: ask for it as plain text (DSPy's way) rather than inside JSON,
                 # where small models lose track of the quotes in values like "{'a': 1}".
                 params = ModelRequestParameters(allow_text_output=True)
-                name = module.signature.output_fields()[0].name
-                ask = f"{render_inputs(module, inputs)}\n\nReply with the value of {name} only, as plain text."
-                messages = [ModelRequest(parts=[SystemPromptPart(render_system(module)), UserPromptPart(ask)])]
+                text_field = module.signature.output_fields()[0].name
+                ask = f"{render_inputs(module, inputs)}\n\nReply with the value of {text_field} only, as plain text."
+                messages = [ModelRequest(parts=[SystemPromptPart(system), UserPromptPart(ask)])]
                 continue
             failed = OutputValidationError(module.signature.__name__, None, None, [str(exc)])
             raise _priced(failed, chosen, started, tokens_in, tokens_out, attempt + 1) from exc
@@ -123,7 +125,6 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
             raise error from exc
         tokens_in += response.usage.input_tokens
         tokens_out += response.usage.output_tokens
-        text_field = module.signature.output_fields()[0].name if params.allow_text_output else None
         args, call_id = _output_args(response, text_field)
         try:
             if args is None:
