@@ -145,3 +145,19 @@ def test_cli_evolve_with_nothing_recorded_says_so(workspace: Path) -> None:
 def test_cli_evolve_history_and_a_bad_rollback(workspace: Path) -> None:
     assert "no lessons saved yet" in chrysalis("evolve", "--history", cwd=workspace).stdout
     assert_clean_error(chrysalis("evolve", "--rollback", "3", cwd=workspace), 2, "no version 3")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "needle"),
+    [
+        ("--replay", "0", "--replay must be 1 or more, got 0"),
+        ("--candidates", "-1", "--candidates must be 0 or more, got -1"),
+    ],
+)
+def test_cli_evolve_refuses_bad_counts(workspace: Path, flag: str, value: str, needle: str) -> None:
+    assert_clean_error(chrysalis("evolve", flag, value, cwd=workspace), 2, needle)
+
+
+def test_evolve_agent_refuses_an_empty_replay_set(stores: Stores) -> None:
+    with pytest.raises(ValueError, match="replay must be 1 or more"):
+        asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, []), replay=0))

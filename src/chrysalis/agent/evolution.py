@@ -206,6 +206,10 @@ async def evolve_agent(
         dry_run: Score but do not save.
         progress: Receives one line per step.
     """
+    if replay < 1 or candidates < 0:
+        raise ValueError(
+            f"replay must be 1 or more and candidates 0 or more, got replay={replay}, candidates={candidates}"
+        )
     say = progress or (lambda _line: None)
     failures = logged_failures(stores, limit=max(replay, 1))
     if not failures:

@@ -41,6 +41,12 @@ def evolve_command(settings: Settings, options: dict[str, Any], console: Console
                 raise UsageError(f"--rollback: {exc.args[0]}") from exc
             console.print(f"lessons of version {options['rollback']} are current again (saved as version {version})")
             return 0
+        for flag, value, least in (
+            ("--replay", options.get("replay", 6), 1),
+            ("--candidates", options.get("candidates", 2), 0),
+        ):
+            if int(value) < least:
+                raise UsageError(f"{flag} must be {least} or more, got {value}")
         result = asyncio.run(
             evolution.evolve_agent(
                 stores,
