@@ -147,10 +147,12 @@ async def run_ours(
     return rows
 
 
-def run_peers(task: compile_tasks.TaskSet, args: argparse.Namespace, url: str) -> list[dict[str, Any]]:
-    """DSPy's optimizers, one subprocess each, in DSPy's own virtual env."""
+def run_peers(
+    task: compile_tasks.TaskSet, args: argparse.Namespace, url: str, optimizers: list[str]
+) -> list[dict[str, Any]]:
+    """DSPy's ``optimizers``, one subprocess each, in DSPy's own virtual env."""
     rows: list[dict[str, Any]] = []
-    for optimizer in ["zero-shot", *args.peers]:
+    for optimizer in optimizers:
         command = [
             str(DSPY_PYTHON), str(HERE / "peers" / "dspy_compile.py"), "--task", task.name, "--url", url,
             "--optimizer", optimizer, "--rollouts", str(args.rollouts), "--seed", str(args.seed),
@@ -191,7 +193,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--peers", default="", help="comma-separated: bootstrap,mipro,gepa")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "compile.json")
-    parser.add_argument("--peers-only", action="store_true", help="add DSPy rows to an existing --out file")
+    parser.add_argument(
+        "--peers-only", action="store_true", help="(re)run the --peers optimizers into an existing --out file"
+    )
+    parser.add_argument("--ours-only", action="store_true", help="rerun our rows into an existing --out file")
     args = parser.parse_args()
     args.peers = [p for p in args.peers.split(",") if p]
     home = Path(os.environ.get("CHRYSALIS_BENCH_HOME", "/tmp/chrysalis-bench-compile"))
@@ -199,8 +204,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"model": args.model, "rollouts": args.rollouts, "dev": args.dev, "test": args.test,
                                "seed": args.seed, "python": sys.version.split()[0], "tasks": {}}  # fmt: skip
-    if args.peers_only:
-        results = {**json.loads(args.out.read_text()), "peers_rollouts": args.rollouts}
+    if args.peers_only or args.ours_only:
+        results = {**json.loads(args.out.read_text()), "rollouts": args.rollouts}
     server = None
     try:
         if args.peers:
@@ -209,12 +214,18 @@ def main() -> None:
             task = compile_tasks.load(name)
             test = subset(task.test, args.test, args.seed)
             print(f"{name}: train {len(task.train)}, dev {args.dev} of {len(task.dev)}, test {len(test)}", flush=True)
-            if args.peers_only:
-                rows = [r for r in results["tasks"].get(name, {}).get("rows", []) if not r["system"].startswith("DSPy")]
+            optimizers = ["zero-shot", *args.peers]
+            previous: list[dict[str, Any]] = results["tasks"].get(name, {}).get("rows", [])
+            if args.peers_only:  # rerun the named optimizers, keep every other row (ours, other peers)
+                rows = [r for r in previous if r["system"] not in {f"DSPy {o}" for o in args.peers}]
+                if any(r["system"] == "DSPy zero-shot" for r in rows):
+                    optimizers.remove("zero-shot")
             else:
                 rows = asyncio.run(run_ours(task, args, test, home))
+                if args.ours_only:  # keep the DSPy rows already in --out
+                    rows += [r for r in previous if r["system"].startswith("DSPy")]
             if args.peers:
-                rows += run_peers(task, args, url)
+                rows += run_peers(task, args, url, optimizers)
             results["tasks"][name] = {"source": task.source, "licence": task.licence, "rows": rows}
             args.out.write_text(json.dumps(results, indent=2))  # after each task, so a long run keeps its results
     finally:

@@ -151,3 +151,15 @@ def test_bad_metrics_exit_2(project: Path, metric: str, needle: str) -> None:
 def test_a_metric_that_raises_exits_2_naming_it(project: Path) -> None:
     done = compile_with_server(project, "--metric", "custom:broken")
     assert_clean_error(done, 2, "The metric 'custom:broken' raised ZeroDivisionError: metric bug on dev example 0")
+
+
+@pytest.mark.parametrize(
+    ("option", "needle"),
+    [
+        (["--minibatch", "-1"], "minibatch must be 0 or more, got -1"),
+        (["--rollouts", "1"], "rollouts=1 is less than one evaluation of the dev set"),
+    ],
+)
+def test_bad_compile_options_exit_2_before_any_model_call(project: Path, option: list[str], needle: str) -> None:
+    done = chrysalis("compile", "qa.py:add", "--train", "train.jsonl", *option, cwd=project)
+    assert_clean_error(done, 2, needle)

@@ -81,7 +81,48 @@ def test_every_variant_records_how_it_was_made(compiled: CompiledModule) -> None
     for p in compiled.archive.points:
         assert p.operator.split(":")[0] in {"seed", "mutation", "generated", "reflect", "demos", "strategy"}
         assert p.parent is None or p.parent in ids
-    assert len(ids) == len(compiled.archive.points) > 7
+    assert len(ids) == len(compiled.archive.points)
+    assert len(ids) + compiled.archive.meta["screened_out"] > 7
+
+
+# (1b) screening on a minibatch
+
+
+def test_variants_that_do_not_help_on_their_minibatch_stay_out_of_the_archive(compiled: CompiledModule) -> None:
+    # The seed's mutations leave the fake's answers as they are with demos alone and lengthen the prompt.
+    assert not [p for p in compiled.archive.points if p.operator.startswith("mutation")]
+    assert compiled.archive.meta["screened_out"] >= 3
+
+
+def test_a_screened_out_variant_costs_its_minibatch_not_the_dev_set() -> None:
+    # Broken reasoning never validates: screened, chain of thought costs 3 rollouts instead of 8.
+    options: dict[str, Any] = {"iterations": 0, "mutations": (), "generated": 0, "save": False}
+    screened = chrysalis.compile(
+        Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=3, **options
+    )
+    unscreened = chrysalis.compile(
+        Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=0, **options
+    )
+    assert [p.module.strategy for p in screened.archive.points] == ["predict", "predict"]
+    assert screened.archive.meta["screened_out"] == 1 and unscreened.archive.meta["screened_out"] == 0
+    assert unscreened.archive.meta["rollouts"] - screened.archive.meta["rollouts"] == DEV_SIZE - 3
+
+
+def test_an_accepted_variant_reuses_its_minibatch_rollouts_for_the_dev_set() -> None:
+    reasoning_calls = 0
+    adder = Adder()
+
+    def counting(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        nonlocal reasoning_calls
+        reasoning_calls += "reasoning" in info.output_tools[0].parameters_json_schema["properties"]
+        return adder(messages, info)
+
+    options: dict[str, Any] = {"iterations": 0, "mutations": (), "generated": 0, "save": False, "minibatch": 3}
+    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=FunctionModel(counting), **options)
+    # The minibatch holds the demos variant's failures, so always-right reasoning beats it there.
+    assert result.best.strategy == "chain-of-thought" and result.archive.best.phenotype.score == 1.0
+    assert reasoning_calls == DEV_SIZE
+    assert result.archive.meta["rollouts"] == adder.calls == result.archive.meta["model_calls"]
 
 
 # (2) priorities
@@ -223,6 +264,7 @@ def test_rerunning_a_finished_compile_replays_everything() -> None:
         (TRAIN, {"rollouts": DEV_SIZE - 1}, f"rollouts={DEV_SIZE - 1} is less than one evaluation of the dev set"),
         (TRAIN, {"devset": TRAIN[:3], "rollouts": 2}, "rollouts=2 is less than one evaluation of the dev set (3"),
         (TRAIN, {"iterations": -1}, "iterations must be 0 or more"),
+        (TRAIN, {"minibatch": -2}, "minibatch must be 0 or more, got -2"),
     ],
 )
 def test_bad_inputs_are_value_errors_saying_what_is_wrong(
@@ -271,7 +313,8 @@ def test_save_false_saves_nothing() -> None:
 
 
 def test_variants_whose_outputs_never_validate_score_zero_and_compile_finishes() -> None:
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model)
+    # Without screening, so the broken variants are scored on the whole dev set.
+    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=0)
     reasoning = [p for p in result.archive.points if p.module.strategy == "chain-of-thought"]
     assert reasoning
     assert all(p.phenotype.score == 0.0 and p.phenotype.errors == DEV_SIZE for p in reasoning)
@@ -282,9 +325,10 @@ def test_variants_whose_outputs_never_validate_score_zero_and_compile_finishes()
 
 def test_calls_whose_outputs_fail_validation_are_still_paid_for() -> None:
     result = chrysalis.compile(
-        Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True, name="gpt-4o-mini").model, save=False
+        Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True, name="gpt-4o-mini").model, save=False, minibatch=0
     )
     reasoning = [p for p in result.archive.points if p.module.strategy == "chain-of-thought"]
+    assert reasoning
     assert all(p.phenotype.tokens > 0 and p.phenotype.cost_usd > 0 for p in reasoning)
 
 

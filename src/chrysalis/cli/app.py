@@ -156,6 +156,9 @@ def compile_(
     iterations: Annotated[int, typer.Option("--iterations", help="MAP-Elites iterations.")] = 3,
     children: Annotated[int, typer.Option("--children", help="Children per iteration.")] = 3,
     k_demos: Annotated[int, typer.Option("--k-demos", help="Few-shot demos per variant.")] = 3,
+    minibatch: Annotated[
+        int, typer.Option("--minibatch", help="Dev examples a variant must do better on first (0: off).")
+    ] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seeds every random choice.")] = 0,
     name: Annotated[str | None, typer.Option("--name", help="The archive's name (default: the signature's).")] = None,
 ) -> None:
@@ -165,7 +168,7 @@ def compile_(
     from chrysalis.cli.compile_cmd import compile_command
 
     options = {"dev": dev, "model": model, "base_url": base_url, "rollouts": rollouts, "budget_usd": budget,
-               "iterations": iterations, "children": children, "k_demos": k_demos, "seed": seed,
+               "iterations": iterations, "children": children, "k_demos": k_demos, "minibatch": minibatch, "seed": seed,
                "name": name}  # fmt: skip
     raise typer.Exit(_guarded(lambda: compile_command(target, train, metric, options, Console())))
 

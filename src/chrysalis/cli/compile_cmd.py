@@ -167,7 +167,8 @@ def _progress_bar() -> tuple[Any, Any]:
     def update(report: CompileProgress) -> None:
         best = "-" if report.best_score is None else f"{report.best_score:.3f}"
         replayed = f", {report.replayed} replayed" if report.replayed else ""
-        description = f"{report.phase}: {report.candidates} variants, best {best}{replayed}"
+        screened = f", {report.screened_out} screened out" if report.screened_out else ""
+        description = f"{report.phase}: {report.candidates} variants{screened}, best {best}{replayed}"
         bar.update(task, completed=report.rollouts, total=report.rollout_budget, description=description)
 
     return update, bar.stop

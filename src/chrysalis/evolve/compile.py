@@ -11,6 +11,13 @@ The table of contents (seed 000's ``compile!``, with GEPA's reflection):
    failures, new demos, another strategy, a mutation), scores them, and adds them to the archive;
 5. save the archive (versioned, in SQLite) and return a ``CompiledModule`` that selects by priority.
 
+Screening (GEPA's minibatch acceptance): every variant after the demos seed is first run on a
+minibatch of dev examples, half of them ones its reference (the parent) got wrong. Only a variant
+that scores higher there, or the same with at least 10% fewer tokens (a candidate for the cheap
+bins), is run on the rest of the dev set and enters the archive. A rejected variant costs the
+minibatch instead of the dev set, so a budget buys several times more attempts; an accepted one
+costs no more than before, because its minibatch rollouts are part of its dev evaluation.
+
 Budgets are in rollouts (one run of a variant on one example, or one proposal) and in USD; the
 loop stops before a variant it cannot afford. Everything random comes from ``random.Random(seed)``, and every finished
 rollout is recorded under the compile's key in the compile cache, so rerunning an interrupted
@@ -62,6 +69,8 @@ class CompileProgress:
     """Rollouts answered from the compile cache (a resumed compile) instead of the model."""
     model_calls: int = 0
     """Model requests behind the rollouts (a validation retry is a second request in one rollout)."""
+    screened_out: int = 0
+    """Variants rejected on their minibatch (never run on the whole dev set, not in the archive)."""
 
 
 class BudgetExhausted(Exception):
@@ -121,12 +130,18 @@ class _Run:
     usd_budget: float | None
     progress: Callable[[CompileProgress], None] | None
     archive: ModuleArchive
+    minibatch: int = 0
     rollouts: int = 0
     model_calls: int = 0
     cost_usd: float = 0.0
     replayed: int = 0
     phase: str = "start"
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict[str, list[dict[str, Any]]])
+    """Dev results of every variant in the archive, in dev order, by module id."""
+    done: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """Every rollout of this run by item, so a screened variant's dev evaluation reuses its minibatch."""
+    rejected: set[str] = field(default_factory=set[str])
+    """Module ids screened out; they are not tried again."""
 
     def report(self) -> None:
         if self.progress is None:
@@ -142,6 +157,7 @@ class _Run:
                 best,
                 self.replayed,
                 self.model_calls,
+                len(self.rejected),
             )
         )
 
@@ -158,10 +174,13 @@ class _Run:
 
     async def rollout(self, module: Module, example: Example, item: str, where: str) -> dict[str, Any]:
         """One call of ``module`` on ``example``, scored; from the cache when already done."""
+        if item in self.done:  # already run (and paid for) in this run, e.g. on a screening minibatch
+            return self.done[item]
         cached = self.cache.get(self.key, item)
         if cached is not None:
             self.charge(cached, replayed=True)
-            return dict(cached)
+            self.done[item] = dict(cached)
+            return self.done[item]
         inputs = {f.name: example[f.name] for f in module.signature.input_fields()}
         try:
             prediction = await module.acall(model=self.model, **inputs)
@@ -180,22 +199,65 @@ class _Run:
             }  # fmt: skip
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
+        self.done[item] = record
         return record
 
-    async def evaluate(self, module: Module, dev: Sequence[Example], parent: str | None, operator: str) -> Point | None:
-        """Score ``module`` on the dev set and add it to the archive (``None`` if already there)."""
-        if module.id in self.results:
+    async def dev_rollout(self, module: Module, dev: Sequence[Example], i: int) -> dict[str, Any]:
+        return await self.rollout(module, dev[i], f"eval:{module.id}:{i}", f"dev example {i}")
+
+    async def evaluate(
+        self,
+        module: Module,
+        dev: Sequence[Example],
+        parent: str | None,
+        operator: str,
+        reference: str | None = None,
+        focus: Sequence[int] = (),
+    ) -> Point | None:
+        """Score ``module`` on the dev set and add it to the archive (``None`` if already there or screened out).
+
+        With a ``reference`` (the id of a variant in the archive), ``module`` must first pass
+        ``screen`` against it on a minibatch that starts with the dev indices in ``focus``.
+        """
+        if module.id in self.results or module.id in self.rejected:
             return None
-        if not self.can_afford(len(dev)):
+        if reference is not None and not await self.screen(module, dev, reference, focus):
+            self.rejected.add(module.id)
+            self.report()
+            return None
+        remaining = sum(f"eval:{module.id}:{i}" not in self.done for i in range(len(dev)))
+        if not self.can_afford(remaining):
             raise BudgetExhausted
-        results = [
-            await self.rollout(module, ex, f"eval:{module.id}:{i}", f"dev example {i}") for i, ex in enumerate(dev)
-        ]
+        results = [await self.dev_rollout(module, dev, i) for i in range(len(dev))]
         self.results[module.id] = [{**r, "example": dict(ex)} for r, ex in zip(results, dev, strict=True)]
         point = Point(module, Phenotype.measure(results), parent=parent, operator=operator)
         self.archive.add(point)
         self.report()
         return point
+
+    async def screen(self, module: Module, dev: Sequence[Example], reference: str, focus: Sequence[int]) -> bool:
+        """Whether ``module`` earns a dev evaluation: better than ``reference`` on a minibatch, or as good and cheaper.
+
+        The minibatch is ``focus`` (e.g. the failures a reflection read), then the reference's other
+        failures up to half of it, then its successes (to catch a variant that breaks what worked).
+        Screening is off when the minibatch would be the whole dev set.
+        """
+        size = self.minibatch
+        if size <= 0 or size >= len(dev):
+            return True
+        known = self.results[reference]
+        failed = [i for i, r in enumerate(known) if r["score"] < 1.0 and i not in focus]
+        passed = [i for i, r in enumerate(known) if r["score"] >= 1.0 and i not in focus]
+        self.rng.shuffle(failed)
+        self.rng.shuffle(passed)
+        wanted = max(0, (size + 1) // 2 - len(focus))
+        picked = [*focus, *failed[:wanted], *passed, *failed[wanted:]][:size]
+        if not self.can_afford(len(picked)):
+            raise BudgetExhausted
+        tried = [await self.dev_rollout(module, dev, i) for i in picked]
+        score, before = _total(tried, "score"), _total([known[i] for i in picked], "score")
+        tokens, tokens_before = _total(tried, "tokens"), _total([known[i] for i in picked], "tokens")
+        return score > before or (score == before and tokens <= 0.9 * tokens_before)
 
     async def proposal(self, module: Module, failures: str, item: str) -> str | None:
         """New instructions from the meta model (cached like a rollout)."""
@@ -215,6 +277,10 @@ class _Run:
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
         return text
+
+
+def _total(records: Sequence[Mapping[str, Any]], key: str) -> float:
+    return float(sum(r[key] for r in records))
 
 
 def compile(
@@ -243,6 +309,7 @@ async def acompile(
     seed: int = 0,
     mutations: Sequence[str] = DEFAULT_MUTATIONS,
     generated: int = 1,
+    minibatch: int = 5,
     name: str | None = None,
     home: Path | None = None,
     save: bool = True,
@@ -268,6 +335,8 @@ async def acompile(
         seed: Seeds every random choice; the same seed and inputs give the same compile.
         mutations: Instruction mutations appended to the base instructions in the seed population.
         generated: Instructions the meta model writes from scratch for the seed population.
+        minibatch: Dev examples a new variant is screened on before the whole dev set (see the
+            module docstring); 0, or a dev set no bigger, scores every variant on all of dev.
         name: The archive's name in the store (the signature's class name by default).
         home: ``$CHRYSALIS_HOME`` (the store and the compile cache live there).
         save: Save the archive as the next version of ``name``.
@@ -297,18 +366,19 @@ async def acompile(
         ("iterations", iterations),
         ("children", children),
         ("generated", generated),
+        ("minibatch", minibatch),
     ):
         if value < 0:
             raise ValueError(f"{label} must be 0 or more, got {value}")
     chosen = resolve_model(model if model is not None else module.model)
     meta = resolve_model(meta_model) if meta_model is not None else chosen
-    config = {"k": k_demos, "it": iterations, "ch": children, "mut": list(mutations), "gen": generated}
+    config = {"k": k_demos, "it": iterations, "ch": children, "mut": list(mutations), "gen": generated, "mb": minibatch}
     key = _compile_key(module, trainset, devset, metric_name, model_id(chosen), model_id(meta), config, seed)
     archive = ModuleArchive(name or module.signature.__name__, module.signature)
     with Stores.open(home or chrysalis_home()) as stores:
         run = _Run(
             module, metric_name, metric_fn, chosen, meta, stores.compile_cache, key, random.Random(seed),
-            rollouts, budget_usd, progress, archive,
+            rollouts, budget_usd, progress, archive, minibatch,
         )  # fmt: skip
         try:
             await run.evaluate(module, dev, None, "seed")  # first, so any accepted budget measures the base
@@ -326,6 +396,7 @@ async def acompile(
             "model": model_id(chosen), "meta_model": model_id(meta), "metric": metric_name, "seed": seed,
             "rollouts": run.rollouts, "model_calls": run.model_calls, "replayed": run.replayed,
             "cost_usd": run.cost_usd, "train": len(train), "dev": len(dev), "compile_key": key, "base_id": module.id,
+            "minibatch": minibatch, "screened_out": len(run.rejected),
         }  # fmt: skip
         if save and archive.points:
             archive.version = stores.archives.save(archive.name, archive.to_json())
@@ -418,17 +489,16 @@ async def _seed_population(
     run.phase = "seed"
     base = run.module
     with_demos = base.replace(demos=pool[:k])
-    seeds: list[tuple[Module, str]] = [
-        (with_demos, "seed: demos"),
-        (with_demos.replace(strategy=_other_strategy(base)), "seed: strategy"),
-    ]
+    await run.evaluate(with_demos, dev, base.id, "seed: demos")  # the base itself was measured first, in acompile
+    reference = with_demos.id if with_demos.id in run.results else base.id
+    seeds: list[tuple[Module, str]] = [(with_demos.replace(strategy=_other_strategy(base)), "seed: strategy")]
     seeds += [(with_demos.replace(instructions=f"{base.instructions} {m}"), f"mutation: {m}") for m in mutations]
-    for module, operator in seeds:  # the base itself was measured first, in acompile
-        await run.evaluate(module, dev, base.id, operator)
+    for module, operator in seeds:
+        await run.evaluate(module, dev, reference, operator, reference=reference)
     for g in range(generated):
         text = await run.proposal(base, "", f"generate:{g}")
         if text:
-            await run.evaluate(with_demos.replace(instructions=text), dev, base.id, "generated")
+            await run.evaluate(with_demos.replace(instructions=text), dev, reference, "generated", reference=reference)
 
 
 def _other_strategy(module: Module) -> Strategy:
@@ -444,12 +514,16 @@ async def _child(
     parent = run.rng.choice(elites)
     operator = run.rng.choice(OPERATORS)
     module = parent.module
+    focus: list[int] = []
     if operator == "reflect":
-        failures = [r for r in run.results.get(parent.id, []) if r["score"] < 1.0]
-        picked = run.rng.sample(failures, min(3, len(failures)))
+        results = run.results[parent.id]
+        failures = [i for i, r in enumerate(results) if r["score"] < 1.0]
+        focus = run.rng.sample(failures, min(3, len(failures)))
         fields = run.module.signature
         text = describe_failures(
-            picked, [f.name for f in fields.input_fields()], [f.name for f in fields.output_fields()]
+            [results[i] for i in focus],
+            [f.name for f in fields.input_fields()],
+            [f.name for f in fields.output_fields()],
         )
         proposal = await run.proposal(module, text, f"reflect:{tag}:{parent.id}")
         child = module.replace(instructions=proposal) if proposal else None
@@ -463,4 +537,4 @@ async def _child(
             instructions=f"{run.module.instructions} {run.rng.choice(list(mutations) or [''])}".strip()
         )
     if child is not None:
-        await run.evaluate(child, dev, parent.id, operator)
+        await run.evaluate(child, dev, parent.id, operator, reference=parent.id, focus=focus)
