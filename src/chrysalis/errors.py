@@ -92,8 +92,14 @@ class MalformedReplyError(ModelError):
     """The model answered, but with text that is no usable tool call or answer, even after corrections.
 
     The provider works; the model's output does not. Callers that score outputs (compile) count it
-    as a wrong answer instead of stopping.
+    as a wrong answer instead of stopping, and pay for the tokens it carries.
     """
+
+    def __init__(self, message: str, *, input_tokens: int = 0, output_tokens: int = 0) -> None:
+        super().__init__(message)
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        """Tokens spent on the unusable replies (prompt and output of every try)."""
 
 
 class WeightsError(ChrysalisError):

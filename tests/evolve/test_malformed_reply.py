@@ -19,6 +19,13 @@ def test_unparseable_replies_raise_output_validation_error() -> None:
     assert caught.value.field is None
 
 
+def test_unparseable_replies_are_paid_for() -> None:
+    # Every try (the first reply and its corrections) cost prompt and output tokens.
+    with pytest.raises(cf.OutputValidationError) as caught:
+        cf.Predict("question -> answer: int")(question="2 + 2?", model=garbage_model(3))
+    assert caught.value.input_tokens > 0 and caught.value.output_tokens >= 3 * 12
+
+
 def test_compile_scores_unparseable_replies_as_failures_and_finishes() -> None:
     rows = [{"question": f"{i} + 1?", "answer": i + 1} for i in range(2)]
     compiled = cf.compile(

@@ -106,6 +106,8 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
         try:
             response = await model_request(chosen, messages, model_settings=settings, model_request_parameters=params)
         except MalformedReplyError as exc:  # the output broke the schema in a way no retry fixed
+            tokens_in += exc.input_tokens
+            tokens_out += exc.output_tokens
             if attempt == 0 and _single_text_output(module):
                 # One string wanted: ask for it as plain text (DSPy's way) rather than inside JSON,
                 # where small models lose track of the quotes in values like "{'a': 1}".

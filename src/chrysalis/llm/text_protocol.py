@@ -292,12 +292,16 @@ class TextToolModel(Model):
                 # stuck inside a string. The same prompt at the same temperature would do it again.
                 raise MalformedReplyError(
                     f"The model {self.model_name!r} ran out of tokens ({max_tokens}) inside a tool call "
-                    f"(it kept writing one string). Try a larger model or a higher max_tokens."
+                    f"(it kept writing one string). Try a larger model or a higher max_tokens.",
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
                 )
             if len(errors) > self.max_corrections:
                 raise MalformedReplyError(
                     f"The model {self.model_name!r} kept replying with unusable tool calls "
-                    f"({len(errors)} tries; last: {parsed.reason}). Try a larger model."
+                    f"({len(errors)} tries; last: {parsed.reason}). Try a larger model.",
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
                 )
             self.corrections += 1
             prompt = [*prompt, ChatMessage("assistant", completion.text), _correction(parsed.reason, params)]
