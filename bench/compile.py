@@ -131,6 +131,8 @@ async def run_ours(
                 "system": f"chrysalis compile ({priority})",
                 "compile_rollouts": report.rollouts,
                 "compile_seconds": compile_seconds,
+                "variants": len(compiled.archive.points),
+                "screened_out": compiled.archive.meta["screened_out"],
                 "dev_score": choice.point.phenotype.score,
                 "variant": choice.point.id,
                 "variant_made_by": choice.point.operator,
@@ -168,6 +170,21 @@ def run_peers(
         rows.append({"system": f"DSPy {optimizer}", **result})
         print(f"  dspy {optimizer}: {result.get('score')}", flush=True)
     return rows
+
+
+def rerun_plan(
+    previous: list[dict[str, Any]], peers: list[str], *, peers_only: bool
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of an earlier run that a partial rerun keeps, and the DSPy optimizers to run.
+
+    Rows that are rerun go: ours unless ``peers_only``, and DSPy's named ``peers``. DSPy's
+    zero-shot runs only when no kept row has it. A full run (``previous`` empty) keeps nothing and
+    runs zero-shot and every named optimizer.
+    """
+    rerun = {f"DSPy {o}" for o in peers}
+    kept = [r for r in previous if r["system"] not in rerun and (peers_only or r["system"].startswith("DSPy"))]
+    has_zero_shot = any(r["system"] == "DSPy zero-shot" for r in kept)
+    return kept, ([] if has_zero_shot else ["zero-shot"]) + peers
 
 
 def start_server(model: str) -> tuple[subprocess.Popen[str], str]:
@@ -214,16 +231,10 @@ def main() -> None:
             task = compile_tasks.load(name)
             test = subset(task.test, args.test, args.seed)
             print(f"{name}: train {len(task.train)}, dev {args.dev} of {len(task.dev)}, test {len(test)}", flush=True)
-            optimizers = ["zero-shot", *args.peers]
-            previous: list[dict[str, Any]] = results["tasks"].get(name, {}).get("rows", [])
-            if args.peers_only:  # rerun the named optimizers, keep every other row (ours, other peers)
-                rows = [r for r in previous if r["system"] not in {f"DSPy {o}" for o in args.peers}]
-                if any(r["system"] == "DSPy zero-shot" for r in rows):
-                    optimizers.remove("zero-shot")
-            else:
-                rows = asyncio.run(run_ours(task, args, test, home))
-                if args.ours_only:  # keep the DSPy rows already in --out
-                    rows += [r for r in previous if r["system"].startswith("DSPy")]
+            previous = results["tasks"].get(name, {}).get("rows", []) if args.peers_only or args.ours_only else []
+            rows, optimizers = rerun_plan(previous, args.peers, peers_only=args.peers_only)
+            if not args.peers_only:
+                rows = asyncio.run(run_ours(task, args, test, home)) + rows
             if args.peers:
                 rows += run_peers(task, args, url, optimizers)
             results["tasks"][name] = {"source": task.source, "licence": task.licence, "rows": rows}
