@@ -52,6 +52,7 @@ bench: weights-small
 bench-compile: weights-small
 	bash bench/peers/setup_dspy.sh
 	$(BIN)/python bench/compile.py --rollouts 150 --dev 20 --test 60 --peers bootstrap,gepa,mipro
+	$(BIN)/python bench/compile_priorities.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
