@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,7 @@ import pytest
 from chrysalis.errors import UsageError
 from chrysalis.stores import CheckpointTooLarge, Stores
 from chrysalis.stores import checkpoints as checkpoints_module
+from chrysalis.stores.db import MIGRATIONS
 
 
 def test_undo_restores_modified_files_and_deletes_created_ones(stores: Stores, workspace: Path) -> None:
@@ -28,7 +30,30 @@ def test_undo_restores_modified_files_and_deletes_created_ones(stores: Stores, w
     assert kept.read_bytes() == b"def add(a, b):\n    return a + b\n"
     assert kept.stat().st_mode & 0o777 == 0o755
     assert not created.exists()
+    assert not (workspace / "new").exists()  # the folders the run made for the file go too
     assert [p.name for p in workspace.iterdir() if p.name.endswith(".undo")] == []
+
+
+def test_undo_keeps_folders_that_existed_before_the_run(stores: Stores, workspace: Path) -> None:
+    (workspace / "docs").mkdir()  # empty, but the user's
+    created = workspace / "docs" / "api" / "v1" / "index.md"
+    stores.checkpoints.snapshot("run-1", workspace, created)
+    created.parent.mkdir(parents=True)
+    created.write_text("made by the agent")
+    stores.checkpoints.undo(workspace)
+    assert (workspace / "docs").is_dir() and list((workspace / "docs").iterdir()) == []
+
+
+def test_undo_removes_a_created_folder_only_once_it_is_empty(stores: Stores, workspace: Path) -> None:
+    first, second = workspace / "pkg" / "a.py", workspace / "pkg" / "sub" / "b.py"
+    for path in (first, second):
+        stores.checkpoints.snapshot("run-1", workspace, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    (workspace / "pkg" / "mine.txt").write_text("written by the user during the run")
+    stores.checkpoints.undo(workspace)
+    assert not first.exists() and not second.exists() and not (workspace / "pkg" / "sub").exists()
+    assert (workspace / "pkg" / "mine.txt").read_text() == "written by the user during the run"
 
 
 def test_only_the_first_snapshot_of_a_path_in_a_run_counts(stores: Stores, workspace: Path) -> None:
@@ -155,3 +180,27 @@ def test_binary_content_round_trips(stores: Stores, workspace: Path) -> None:
     target.write_bytes(b"")
     stores.checkpoints.undo(workspace)
     assert target.read_bytes() == payload
+
+
+def test_a_checkpoint_written_before_the_new_dir_column_still_undoes(home: Path, workspace: Path) -> None:
+    # A database from schema version 2: its rows have no new_dir, so undo deletes the file and keeps the folder.
+    home.mkdir()
+    conn = sqlite3.connect(home / "chrysalis.db")
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for statement in (s for migration in MIGRATIONS[:2] for s in migration):
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_version (version) VALUES (2)")
+    key = str(workspace.resolve())
+    conn.execute("INSERT INTO checkpoint_runs (run_id, workspace, created_at) VALUES ('old', ?, 1.0)", (key,))
+    conn.execute(
+        "INSERT INTO checkpoint_files (run_id, workspace, path, existed, content, mode, created_at)"
+        " VALUES ('old', ?, 'made/it.txt', 0, NULL, NULL, 1.0)",
+        (key,),
+    )
+    conn.commit()
+    conn.close()
+    (workspace / "made").mkdir()
+    (workspace / "made" / "it.txt").write_text("agent")
+    with Stores.open(home) as stores:
+        assert stores.checkpoints.undo(workspace) == [workspace.resolve() / "made" / "it.txt"]
+    assert not (workspace / "made" / "it.txt").exists() and (workspace / "made").is_dir()

@@ -2,13 +2,14 @@
 
 Before any write the tools call ``snapshot``; only a path's first snapshot in a run is kept, because
 that is the state before the run touched it. ``undo`` rewrites those bytes (or deletes a file the run
-created) and marks the run undone. Contents live in the database as BLOBs, so a checkpoint is written
-in the same crash-safe way as everything else; files over ``MAX_CHECKPOINT_BYTES`` are refused
-rather than changed without a way back.
+created, and the folders it created for it once they are empty) and marks the run undone. Contents
+live in the database as BLOBs, so a checkpoint is written in the same crash-safe way as everything
+else; files over ``MAX_CHECKPOINT_BYTES`` are refused rather than changed without a way back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -48,6 +49,8 @@ class _Snapshot:
     existed: bool
     content: bytes | None
     mode: int | None
+    new_dir: str | None = None
+    """For a file that did not exist: the topmost of its folders that did not exist either."""
 
 
 class CheckpointStore:
@@ -86,8 +89,8 @@ class CheckpointStore:
             if snap is not None:
                 conn.execute(
                     "INSERT OR IGNORE INTO checkpoint_files (run_id, workspace, path, existed, content, mode,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (run_id, key, snap.rel, int(snap.existed), snap.content, snap.mode, now),
+                    " new_dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, key, snap.rel, int(snap.existed), snap.content, snap.mode, snap.new_dir, now),
                 )
 
     def undo(self, workspace: Path, run_id: str | None = None) -> list[Path]:
@@ -95,7 +98,9 @@ class CheckpointStore:
 
         With no ``run_id``, the latest run in this workspace that has checkpoints and is not yet
         undone is used. Files the run modified get their old bytes and permissions back; files it
-        created are deleted. Returns the restored paths (absolute, sorted).
+        created are deleted, and so are the folders it created for them once nothing is left in
+        them (a folder that existed before the run is never removed). Returns the restored paths
+        (absolute, sorted).
 
         Raises:
             UsageError: there is nothing to undo, the run is unknown or already undone, or some
@@ -105,18 +110,20 @@ class CheckpointStore:
         key = str(root)
         run_id = self._pick_run(key, run_id)
         rows = self._db.read(
-            "SELECT path, existed, content, mode FROM checkpoint_files WHERE run_id = ? AND workspace = ?"
+            "SELECT path, existed, content, mode, new_dir FROM checkpoint_files WHERE run_id = ? AND workspace = ?"
             " ORDER BY path",
             (run_id, key),
         )
         restored: list[Path] = []
         failures: list[str] = []
         for row in rows:
-            snap = _Snapshot(str(row["path"]), bool(row["existed"]), row["content"], row["mode"])
+            snap = _Snapshot(str(row["path"]), bool(row["existed"]), row["content"], row["mode"], row["new_dir"])
             try:
                 restored.append(_restore(root, snap))
             except OSError as exc:
                 failures.append(f"{snap.rel} ({exc.strerror or exc})")
+        for new_dir in sorted({str(row["new_dir"]) for row in rows if row["new_dir"]}, reverse=True):
+            _remove_empty_folders(root / new_dir)
         if failures:
             raise UsageError(
                 f"Could not restore {len(failures)} file(s) of run {run_id!r} in {root}: {', '.join(failures)}. "
@@ -185,7 +192,7 @@ def _read_snapshot(target: Path, rel: str) -> _Snapshot:
     try:
         info = target.stat()
     except FileNotFoundError:
-        return _Snapshot(rel, existed=False, content=None, mode=None)
+        return _Snapshot(rel, existed=False, content=None, mode=None, new_dir=_topmost_missing_folder(target, rel))
     if stat.S_ISDIR(info.st_mode):
         raise UsageError(f"Cannot checkpoint {target}: it is a folder; only files can be written and undone.")
     if info.st_size > MAX_CHECKPOINT_BYTES:
@@ -214,3 +221,22 @@ def _restore(root: Path, snap: _Snapshot) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _topmost_missing_folder(target: Path, rel: str) -> str | None:
+    """The highest folder on ``rel``'s path that does not exist yet (relative), or None if its parent exists."""
+    missing: str | None = None
+    folder, rel_folder = target.parent, Path(rel).parent
+    while rel_folder != Path() and not folder.exists():
+        missing = rel_folder.as_posix()
+        folder, rel_folder = folder.parent, rel_folder.parent
+    return missing
+
+
+def _remove_empty_folders(top: Path) -> None:
+    """Remove ``top`` and the folders below it, bottom up, wherever nothing is left in them."""
+    if not top.is_dir() or top.is_symlink():
+        return
+    for folder, _, _ in os.walk(top, topdown=False):
+        with contextlib.suppress(OSError):  # not empty (or not ours to remove): keep it
+            Path(folder).rmdir()

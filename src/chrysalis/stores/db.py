@@ -63,6 +63,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             run_key TEXT NOT NULL, item TEXT NOT NULL, created_at REAL NOT NULL, data TEXT NOT NULL,
             PRIMARY KEY (run_key, item))""",
     ),
+    (
+        # The topmost folder a created file's path lacked (relative), so undo removes the folders too.
+        "ALTER TABLE checkpoint_files ADD COLUMN new_dir TEXT",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
