@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,15 @@ def signature_for(task: compile_tasks.TaskSet) -> type[Signature]:
 
 
 subset = compile_tasks.subset  # the same seeded samples as the DSPy side takes
+
+
+def metric_for(task: compile_tasks.TaskSet) -> Callable[[dict[str, Any], dict[str, Any]], float]:
+    """Compile's metric: the task's own ``score`` on the output field, the rule DSPy's side is judged by."""
+
+    def metric(example: dict[str, Any], prediction: dict[str, Any]) -> float:
+        return task.score(example, str(prediction[task.output_field]))
+
+    return metric
 
 
 async def evaluate(
@@ -97,15 +107,12 @@ async def run_ours(
     rows.append({"system": "zero-shot (ours)", "compile_rollouts": 0, "compile_seconds": 0.0, **zero})
     print(f"  zero-shot: {zero['score']:.3f} ({zero['test_seconds']:.0f} s)", flush=True)
 
-    def metric(example: dict[str, Any], prediction: dict[str, Any]) -> float:
-        return task.score(example, str(prediction[task.output_field]))
-
     last: list[CompileProgress] = []
     started = time.monotonic()
     compiled = await acompile(
         base,
         task.train,
-        metric,
+        metric_for(task),
         devset=subset(task.dev, args.dev, args.seed),
         model=model,
         rollouts=args.rollouts,

@@ -28,7 +28,7 @@ import chrysalis as cf  # noqa: E402
 import compile_tasks  # noqa: E402
 from chrysalis.evolve.compile import acompile  # noqa: E402
 from chrysalis.evolve.predict import resolve_model  # noqa: E402
-from compile import signature_for  # noqa: E402
+from compile import metric_for, signature_for  # noqa: E402
 
 PRIORITIES = ("best", "cheap", "fast", "compact", "accurate, money is no object")
 
@@ -36,12 +36,10 @@ PRIORITIES = ("best", "cheap", "fast", "compact", "accurate, money is no object"
 async def run(args: argparse.Namespace, home: Path) -> dict[str, Any]:
     task = compile_tasks.load(args.task)
 
-    def metric(example: dict[str, Any], prediction: dict[str, Any]) -> float:
-        return task.score(example, str(prediction[task.output_field]))
-
     compiled = await acompile(
-        cf.Predict(signature_for(task)), task.train, metric, devset=compile_tasks.subset(task.dev, args.dev, 0),
-        model=resolve_model(args.model), iterations=0, generated=0, mutations=(), minibatch=0, seed=0,
+        cf.Predict(signature_for(task)), task.train, metric_for(task),
+        devset=compile_tasks.subset(task.dev, args.dev, 0), model=resolve_model(args.model),
+        iterations=0, generated=0, mutations=(), minibatch=0, seed=0,
         name=f"priorities-{args.task}", home=home,
     )  # fmt: skip
     points = [

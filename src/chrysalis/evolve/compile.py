@@ -203,7 +203,7 @@ class _Run:
         return record
 
     async def dev_rollout(self, module: Module, dev: Sequence[Example], i: int) -> dict[str, Any]:
-        return await self.rollout(module, dev[i], f"eval:{module.id}:{i}", f"dev example {i}")
+        return await self.rollout(module, dev[i], _dev_item(module, i), f"dev example {i}")
 
     async def evaluate(
         self,
@@ -225,7 +225,7 @@ class _Run:
             self.rejected.add(module.id)
             self.report()
             return None
-        remaining = sum(f"eval:{module.id}:{i}" not in self.done for i in range(len(dev)))
+        remaining = sum(_dev_item(module, i) not in self.done for i in range(len(dev)))
         if not self.can_afford(remaining):
             raise BudgetExhausted
         results = [await self.dev_rollout(module, dev, i) for i in range(len(dev))]
@@ -255,8 +255,9 @@ class _Run:
         if not self.can_afford(len(picked)):
             raise BudgetExhausted
         tried = [await self.dev_rollout(module, dev, i) for i in picked]
-        score, before = _total(tried, "score"), _total([known[i] for i in picked], "score")
-        tokens, tokens_before = _total(tried, "tokens"), _total([known[i] for i in picked], "tokens")
+        reference_tried = [known[i] for i in picked]
+        score, before = _total(tried, "score"), _total(reference_tried, "score")
+        tokens, tokens_before = _total(tried, "tokens"), _total(reference_tried, "tokens")
         return score > before or (score == before and tokens <= 0.9 * tokens_before)
 
     async def proposal(self, module: Module, failures: str, item: str) -> str | None:
@@ -277,6 +278,11 @@ class _Run:
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
         return text
+
+
+def _dev_item(module: Module, i: int) -> str:
+    """The compile-cache item of ``module``'s rollout on dev example ``i`` (screening and evaluation share it)."""
+    return f"eval:{module.id}:{i}"
 
 
 def _total(records: Sequence[Mapping[str, Any]], key: str) -> float:
