@@ -228,6 +228,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"model": args.model, "rollouts": args.rollouts, "dev": args.dev, "test": args.test,
                                "seed": args.seed, "python": sys.version.split()[0], "tasks": {}}  # fmt: skip
+    if (args.peers_only or args.ours_only) and not args.out.is_file():
+        parser.error(f"--peers-only and --ours-only add to an earlier run's results, but {args.out} does not exist")
     if args.peers_only or args.ours_only:
         results = {**json.loads(args.out.read_text()), "rollouts": args.rollouts}
     server = None

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.bench.test_compile_tasks import _load_bench_module
+from tests.bench.test_compile_tasks import BENCH, _load_bench_module
 
 EARLIER = [
     {"system": "zero-shot (ours)", "score": 0.5},
@@ -51,3 +54,13 @@ def test_rerunning_ours_and_a_peer_together_drops_only_what_is_rerun(bench: Any)
     kept, optimizers = bench.rerun_plan(EARLIER, ["bootstrap"], peers_only=False)
     assert systems(kept) == ["DSPy zero-shot", "DSPy gepa"]
     assert optimizers == ["bootstrap"]
+
+
+def test_a_partial_rerun_without_earlier_results_exits_2_naming_the_file(tmp_path: Path) -> None:
+    missing = tmp_path / "none.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "compile.py"), "--ours-only", "--out", str(missing)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"{missing} does not exist" in done.stderr and "Traceback" not in done.stderr
