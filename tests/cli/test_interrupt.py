@@ -7,32 +7,43 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
-from typing import Any
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 
+HANG_GUARD = 300.0
+"""Seconds before a stuck run counts as a hang; a working run on a busy machine never gets near it."""
+
 
 def test_ctrl_c_exits_130_and_leaves_consistent_stores(workspace: Path, chrysalis_home: Path) -> None:
-    def slow_reply(body: dict[str, Any]) -> ScriptedReply:
-        time.sleep(3)
-        return ScriptedReply(text="too late")
-
-    with ScriptedOpenAIServer(slow_reply, max_requests=2, max_seconds=20) as server:
+    # The reply is held until the run has exited, so SIGINT provably arrives while the model request is in flight.
+    script = [ScriptedReply(text="too late", held=True)]
+    with ScriptedOpenAIServer(script, max_seconds=HANG_GUARD) as server:
         process = subprocess.Popen(
-            [sys.executable, "-m", "chrysalis", "run", "say hi", "--base-url", server.base_url, "--model", "slow",
+            [sys.executable, "-m", "chrysalis", "run", "say hi", "--base-url", server.base_url, "--model", "held",
              "--workspace", str(workspace)],
             env={**os.environ, "CHRYSALIS_HOME": str(chrysalis_home)},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        deadline = time.monotonic() + 15
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert server.requests, "the run never reached the model"
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=15)
 
+        def stop_the_server_when_the_run_exits() -> None:  # a run that dies early ends the wait below at once
+            process.wait()
+            server.stop()
+
+        threading.Thread(target=stop_the_server_when_the_run_exits, daemon=True).start()
+        try:
+            reached = server.wait_for_requests(1)
+            if reached:
+                process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=HANG_GUARD)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+        assert reached, f"the run never reached the model:\n{out}{err}"
+
+    assert len(server.requests) == 1  # one request, unanswered until the run had exited
     assert process.returncode == 130, out + err
     assert "Traceback" not in out + err
     db = sqlite3.connect(chrysalis_home / "chrysalis.db")

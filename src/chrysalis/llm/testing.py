@@ -6,6 +6,11 @@
   in the OpenAI wire format (text or tool calls, streamed or not, with usage) from a script. It is
   bounded: it stops itself after a number of requests or seconds, so a broken test cannot hang.
   Point any OpenAI-compatible client at ``server.base_url``.
+
+Tests synchronise on the server's events, never on a clock: ``wait_for_requests(n)`` blocks until
+the n-th request has arrived, a ``ScriptedReply(held=True)`` keeps its request in flight until the
+test calls ``release()`` (so "the client is waiting for the model" is a fact, not a guess about
+timing), and ``stopped`` is set once the server has stopped.
 """
 
 from __future__ import annotations
@@ -81,6 +86,12 @@ class ScriptedReply:
     input_tokens: int = 10
     output_tokens: int = 5
     headers: dict[str, str] = field(default_factory=dict[str, str])
+    held: bool = False
+    """Send this reply only after ``ScriptedOpenAIServer.release()``; until then the request stays in flight.
+
+    Bounded like the rest of the server: if it stops first (``stop()``, ``with`` exit, or ``max_seconds``),
+    the held request gets a 503 saying it was never released.
+    """
 
     @classmethod
     def tool_call(cls, name: str, args: dict[str, Any] | None = None) -> ScriptedReply:
@@ -99,7 +110,7 @@ Script = Sequence["ScriptedReply | str"] | Callable[[dict[str, Any]], "ScriptedR
 class ScriptedOpenAIServer:
     """A bounded OpenAI-compatible server on 127.0.0.1 that answers from a script; use it with ``with``."""
 
-    def __init__(self, script: Script, *, max_requests: int | None = None, max_seconds: float = 30.0) -> None:
+    def __init__(self, script: Script, *, max_requests: int | None = None, max_seconds: float = 120.0) -> None:
         """Prepare the server (it starts on ``start()`` or ``with``).
 
         Args:
@@ -107,7 +118,8 @@ class ScriptedOpenAIServer:
                 JSON body to the reply.
             max_requests: Stop after this many requests; by default the script's length (or 1000
                 for a function).
-            max_seconds: Stop after this many seconds whatever happens.
+            max_seconds: Stop after this many seconds whatever happens. A guard against hangs, not a
+                deadline for the test: keep it far above what the slowest machine needs.
         """
         self.script = script
         self.requests: list[dict[str, Any]] = []
@@ -116,7 +128,13 @@ class ScriptedOpenAIServer:
         """``time.perf_counter()`` when each request arrived (for start-up benchmarks)."""
         self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
         self.max_seconds = max_seconds
-        self._lock = threading.Lock()
+        self.stopped = threading.Event()
+        """Set once the server has stopped serving (by ``stop()``, the request budget, or ``max_seconds``)."""
+        self._changed = threading.Condition()
+        """Guards ``requests`` and the flags below; notified when a request arrives, on release and on stop."""
+        self._released = False
+        self._stopping = False
+        self._stop_lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -137,13 +155,40 @@ class ScriptedOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and free the port; safe to call more than once."""
-        if self._timer is not None:
-            self._timer.cancel()
-        if self._thread is not None:
-            self._server.shutdown()
-            self._thread = None
-        self._server.server_close()
+        """Stop serving and free the port; held replies get a 503. Safe to call more than once, from any thread."""
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
+        with self._stop_lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._thread is not None:
+                self._server.shutdown()
+                self._thread = None
+            self._server.server_close()
+        self.stopped.set()
+
+    def wait_for_requests(self, count: int = 1, timeout: float | None = None) -> bool:
+        """Block until ``count`` requests have arrived; False if the server stopped (or ``timeout`` passed) first.
+
+        Without ``timeout`` the wait is still bounded once the server has started: it stops itself after
+        ``max_seconds``.
+        """
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.requests) >= count or self._stopping, timeout)
+            return len(self.requests) >= count
+
+    def release(self) -> None:
+        """Send the held replies now; replies marked ``held`` that arrive later go out at once."""
+        with self._changed:
+            self._released = True
+            self._changed.notify_all()
+
+    def _wait_for_release(self) -> bool:
+        """Block a held reply until ``release()`` (True) or until the server stops (False)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._released or self._stopping)
+            return self._released
 
     def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
@@ -155,9 +200,10 @@ class ScriptedOpenAIServer:
 
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         """Record the request and pick its reply; ``None`` once the budget or script is spent."""
-        with self._lock:
+        with self._changed:
             self.request_times.append(time.perf_counter())
             self.requests.append(body)
+            self._changed.notify_all()
             index = len(self.requests) - 1
             if index >= self.max_requests:
                 threading.Thread(target=self.stop, daemon=True).start()
@@ -228,6 +274,8 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             reply = server.next_reply(body)
             if reply is None:
                 reply = ScriptedReply.error(503, "the scripted server has no more replies")
+            elif reply.held and not server._wait_for_release():
+                reply = ScriptedReply.error(503, "the scripted server stopped before the test released this reply")
             model = str(body.get("model", "scripted"))
             if reply.status >= 400:
                 error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
@@ -244,7 +292,11 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(payload)
+            try:
+                self.wfile.write(payload)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client went away (an interrupted run): fine
+                self.close_connection = True
 
         def log_message(self, format: str, *args: Any) -> None:
             """Keep test output quiet."""
