@@ -8,13 +8,14 @@ bad value's error name the exact file, line and key to fix.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from chrysalis.errors import ConfigError
 
@@ -76,6 +77,8 @@ class Settings:
     """Which tools the model is offered: all, coder, editor, researcher, vcs; ``auto`` = coder for local models."""
     protect_tests: bool = True
     """Refuse edits to test files, so the agent fixes code instead of weakening tests."""
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict[str, tuple[float, float]])
+    """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
     home: Path = field(default_factory=chrysalis_home)
     """Where the stores, traces, keys and model cache live (``$CHRYSALIS_HOME``)."""
     sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
@@ -95,7 +98,7 @@ class Settings:
 # Keys a user may set, with the environment variable that sets each.
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
-    "protect_tests", "profile", "test_command", "auto_models",
+    "protect_tests", "profile", "test_command", "auto_models", "prices",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -113,6 +116,8 @@ _ALLOWED: dict[str, str] = {
     "protect_tests": "true or false",
     "profile": "auto, all, coder, editor, researcher or vcs",
     "test_command": "a shell command such as 'python -m pytest -q'",
+    "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
+    " (in the environment: the same as JSON)",
 }
 
 
@@ -190,7 +195,7 @@ def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
 
 
 def _line_of(text: str, key: str) -> int:
-    match = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, flags=re.MULTILINE)
+    match = re.search(rf"^[ \t]*(?:{re.escape(key)}[ \t]*=|\[{re.escape(key)}\])", text, flags=re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
@@ -301,6 +306,23 @@ def _as_profile(value: Any) -> str:
     return text
 
 
+def _as_prices(value: Any) -> dict[str, tuple[float, float]]:
+    """``{model: {input = USD, output = USD}}`` per million tokens; a JSON string from the environment."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not isinstance(value, dict):
+        raise ValueError("not a table")
+    prices: dict[str, tuple[float, float]] = {}
+    for model, price in cast(dict[str, Any], value).items():
+        if not isinstance(price, dict) or set(cast(dict[str, Any], price)) != {"input", "output"}:
+            raise ValueError(f"{model!r} needs exactly 'input' and 'output'")
+        pair = (float(price["input"]), float(price["output"]))
+        if min(pair) < 0:
+            raise ValueError(f"{model!r} has a negative price")
+        prices[str(model)] = pair
+    return prices
+
+
 def _as_workspace(value: Any) -> Path:
     path = Path(str(value)).expanduser().resolve()
     if not path.is_dir():
@@ -323,4 +345,5 @@ _COERCERS: dict[str, Any] = {
     "protect_tests": _as_bool,
     "profile": _as_profile,
     "test_command": _as_command,
+    "prices": _as_prices,
 }

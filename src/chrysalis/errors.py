@@ -14,6 +14,7 @@ traceback.
     ├── WeightsError               the embedded model's weights are missing or corrupt (exit 2)
     ├── TaskStopped                a limit stopped the run: steps, budget, timeout (exit 1)
     ├── TaskFailed                 the agent finished without success (exit 1)
+    ├── InternalError              a bug in Chrysalis itself; the traceback is saved under logs/ (exit 1)
     ├── OutputValidationError      a module's output failed its signature twice; names the field (exit 1)
     └── MetricError                a compile metric raised; names the metric and the example (exit 2)
 
@@ -23,6 +24,12 @@ through the run: tools return them as ``ToolResult(ok=False, error=...)`` so the
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
 __all__ = [
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
@@ -31,6 +38,7 @@ __all__ = [
     "EXIT_USAGE",
     "ChrysalisError",
     "ConfigError",
+    "InternalError",
     "MalformedReplyError",
     "MetricError",
     "MissingCredentialsError",
@@ -41,6 +49,7 @@ __all__ = [
     "TaskStopped",
     "UsageError",
     "WeightsError",
+    "report_bug",
 ]
 
 EXIT_OK = 0
@@ -118,6 +127,42 @@ class TaskStopped(ChrysalisError):
 
 class TaskFailed(ChrysalisError):
     """The agent ended its run without completing the task."""
+
+
+class InternalError(ChrysalisError):
+    """Something went wrong that is neither the user's input nor the model provider: a bug in Chrysalis.
+
+    Made by ``report_bug``, which saves the traceback first, so the message can say where it is.
+    The original exception is ``__cause__`` (the CLI prints its traceback with ``--debug``).
+    """
+
+    def __init__(self, message: str, log_path: Path | None) -> None:
+        super().__init__(message)
+        self.log_path = log_path
+
+
+def report_bug(exc: BaseException, home: Path, *, doing: str) -> InternalError:
+    """Save ``exc``'s traceback under ``home/logs/`` and return the short error the user sees.
+
+    ``doing`` says what was going on ("running the task"), so the message reads as a sentence.
+    A log that cannot be written (read-only home) still gives the error, without the path.
+    """
+    log = home / "logs" / f"bug-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    header = f"chrysalis bug while {doing}\nargv: {sys.argv}\npython: {sys.version.split()[0]}\n\n"
+    path: Path | None = log
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(header + "".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:
+        path = None
+    saved = f"The traceback is saved in {path}" if path else "The traceback could not be saved"
+    error = InternalError(
+        f"This is a bug in chrysalis, not in your task or the model ({type(exc).__name__} while {doing}: {exc}). "
+        f"{saved}; rerun with --debug to print it, and please include it in a bug report.",
+        path,
+    )
+    error.__cause__ = exc
+    return error
 
 
 class OutputValidationError(ChrysalisError):

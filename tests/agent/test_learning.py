@@ -11,7 +11,7 @@ import pytest
 
 from chrysalis.agent.events import Event, Start
 from chrysalis.agent.learning import MIN_RUNS, choose_profile
-from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.llm.testing import ScriptedOpenAIServer

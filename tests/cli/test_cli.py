@@ -157,7 +157,7 @@ def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> N
     script = [
         _tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a * b"}),
         _tool_call("shell", {"command": "python -m pytest -q -p no:cacheprovider"}),
-        *[ScriptedReply(text="Fixed.")] * 3,  # refused twice, then taken as the answer
+        *[ScriptedReply(text="Fixed.")] * 3,  # sent back twice with the failing output, then taken as the answer
     ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
@@ -165,4 +165,5 @@ def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> N
             "--level", "3", "--yes", "--workspace", str(workspace),
         )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "not verified: The last command you ran failed" in done.stdout
+    assert "check failed: python -m pytest" in done.stdout
+    assert "not verified: the tests failed when Chrysalis ran" in done.stdout

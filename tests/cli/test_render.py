@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from chrysalis.agent.events import Final, Start, TextDelta, ToolCall
+from chrysalis.agent.events import RunResult, Start, TextDelta, ToolCall
 from chrysalis.cli.render import RichRenderer
 
 
@@ -18,8 +18,8 @@ def render(*events: object) -> str:
     return out.getvalue()
 
 
-def final(output: str) -> Final:
-    return Final(run_id="r", output=output, success=True, steps=2, input_tokens=10, output_tokens=5,
+def final(output: str) -> RunResult:
+    return RunResult(run_id="r", output=output, success=True, steps=2, input_tokens=10, output_tokens=5,
                  cost_usd=0.0, duration_ms=1500.0)  # fmt: skip
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.session import AgentSession
 from chrysalis.cli.repl import SLASH_COMMANDS, Repl
 from chrysalis.config import load_settings
 from tests.agent.scripted import Script, final, tool

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.agent.events import Event, ToolCall, ToolResultEvent
-from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from tests.e2e.conftest import E2E_MODEL
 

@@ -10,7 +10,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.loop import AgentSession, RunResult
+from chrysalis.agent.events import RunResult
+from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.config import load_settings, process_defaults, set_process_defaults
 

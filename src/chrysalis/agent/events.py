@@ -13,10 +13,11 @@ from typing import Any, Literal
 
 __all__ = [
     "ApprovalRequest",
+    "Check",
     "ErrorEvent",
     "Event",
-    "Final",
     "RedFlag",
+    "RunResult",
     "Start",
     "TextDelta",
     "ToolCall",
@@ -115,8 +116,30 @@ class RedFlag(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Final(_Base):
-    """The run ended with an answer."""
+class Check(_Base):
+    """Chrysalis ran the project's tests itself after the model's answer: the verdict is ours, not the model's."""
+
+    type: Literal["check"] = "check"
+    command: str
+    passed: bool
+    exit_code: int | None
+    """``None`` when the command could not run or timed out (``report`` says why)."""
+    sandboxed: bool
+    """Ran in the read-only sandbox (no network) rather than on the real workspace."""
+    report: str
+    """The tail of the command's output, or why it could not run."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult(_Base):
+    """How a run ended with an answer: returned by ``AgentSession.run`` and emitted as the ``final`` event.
+
+    ``verified`` is the framework's verdict on the change, whatever the model claims: ``True`` when
+    the run changed files and the project's tests (configured or detected) passed when Chrysalis ran
+    them after the answer, ``False`` when they failed or could not run, ``None`` when nothing could
+    check it (no files changed, or no test command exists). ``success`` is False exactly when
+    ``verified`` is False, and then ``problem`` says why.
+    """
 
     type: Literal["final"] = "final"
     output: str
@@ -126,8 +149,9 @@ class Final(_Base):
     output_tokens: int
     cost_usd: float
     duration_ms: float
+    verified: bool | None = None
     problem: str | None = None
-    """Why ``success`` is False although the model answered: its change is unchecked or failing."""
+    """Why ``success`` is False although the model answered: the check failed or could not run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,4 +165,4 @@ class ErrorEvent(_Base):
     steps: int = 0
 
 
-Event = Start | TextDelta | ToolCall | ToolResultEvent | ApprovalRequest | RedFlag | Final | ErrorEvent
+Event = Start | TextDelta | ToolCall | ToolResultEvent | ApprovalRequest | RedFlag | Check | RunResult | ErrorEvent

@@ -1,8 +1,9 @@
 """The scaffold's rules the model cannot break: what a bare agent loop lacks.
 
-Small models get stuck: they repeat the same call, finish without checking their work, or
-retry an edit that cannot apply. These guards watch the calls of one run and answer with
-feedback the model can act on, and ``RunGuards.stuck`` tells the loop when to give up.
+Small models get stuck: they repeat the same call, write a tool call as text instead of making
+it, or retry an edit that cannot apply (whether the work is done is ``verify.FinalCheck``'s call).
+These guards watch the calls of one run and answer with feedback the model can act on, and
+``RunGuards.stuck`` tells the loop when to give up.
 """
 
 from __future__ import annotations
@@ -20,28 +21,24 @@ REPEAT_LIMIT = 2
 """How many identical calls (same tool, same arguments, no file changed in between) are allowed."""
 MAX_RED_FLAGS = 6
 """After this many red flags the run stops: the model is not making progress."""
-MAX_FINISH_REJECTIONS = 2
+MAX_PRETEND_REJECTIONS = 2
 _CALL_AS_TEXT = re.compile(r"\s*`*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_PASSED = re.compile(r"(?:\$ [^\n]*\n)?exit code 0\b")
 
 
 @dataclass
 class RunGuards:
-    """Per-run bookkeeping for red flags and the check-before-finishing rule."""
+    """Per-run bookkeeping for red flags, repeats, and what the run has changed (for the final check)."""
 
     write_generation: int = 0
     """Counts successful writes; an identical call after a write is not a repeat."""
+    activity: int = 0
+    """Counts writes and commands: the final check reruns only when something happened since the last one."""
     red_flags: int = 0
-    finish_rejections: int = 0
     pretend_rejections: int = 0
     changed_files: bool = False
-    """This run wrote at least one file."""
+    """This run wrote at least one file, or ran a command on the real workspace (which may have)."""
     tried_to_write: bool = False
     """This run ran a write tool, whether or not the write applied: it set out to change something."""
-    wrote_since_check: bool = False
-    """Files changed and no command has run since: the model has not checked its work."""
-    last_check_failed: bool = False
-    """The last command exited non-zero (or timed out)."""
     called_tools: set[str] = field(default_factory=set[str])
     """Tools the model has called in this run."""
     _calls: Counter[str] = field(default_factory=Counter[str])
@@ -60,44 +57,27 @@ class RunGuards:
             "change the code, or give your final answer."
         )
 
-    def record_result(self, effect: str, ok: bool, result: object = None) -> None:
-        """Track writes and checks so repeats and unverified finishes can be recognised."""
+    def record_result(self, effect: str, ok: bool, *, on_real_workspace: bool = False) -> None:
+        """Track writes and commands, so repeats are recognised and the final check knows what changed."""
         if effect == "write":
             self.tried_to_write = True
-        if effect == "write" and ok:
-            self.write_generation += 1
-            self.wrote_since_check = True
-            self.changed_files = True
+            self.activity += 1
+            if ok:
+                self.write_generation += 1
+                self.changed_files = True
         elif effect == "shell":
-            self.wrote_since_check = False
-            # shell and run_tests reports start with "exit code N" (run_tests puts "$ command" first).
-            self.last_check_failed = not (ok and _PASSED.match(str(result)) is not None)
+            self.activity += 1
+            if on_real_workspace:
+                self.changed_files = True
 
-    def finish_feedback(self, can_run_commands: bool) -> str | None:
-        """Feedback to refuse a final answer (at most twice) while changes are unchecked or the last check fails."""
-        if self.finish_rejections >= MAX_FINISH_REJECTIONS:
-            return None
-        problem = self.unverified_change(can_run_commands)
-        if problem is None:
-            return None
-        self.finish_rejections += 1
-        self.red_flags += 1
-        return f"{problem} Run the tests (or the program) with the shell tool, fix what fails, then answer."
+    @property
+    def set_out_to_change(self) -> bool:
+        """The run changed files or tried to: its answer is held to the project's tests.
 
-    def unverified_change(self, can_run_commands: bool) -> str | None:
-        """Why this run's change cannot count as done, or None when it can (or nothing could check it).
-
-        Only a run that set out to change files is held to its checks: a failing test run is the
-        expected answer to "why does this test fail?", but not to "make the failing test pass"
-        after edits that did not apply.
+        A run that changed nothing is not: a failing test run is the expected answer to "why does
+        this test fail?", but not to "make the failing test pass" after edits that did not apply.
         """
-        if not can_run_commands or not (self.changed_files or self.tried_to_write):
-            return None
-        if self.wrote_since_check:
-            return "You changed files but have not checked the change since."
-        if self.last_check_failed:
-            return "The last command you ran failed, so the task is not done."
-        return None
+        return self.changed_files or self.tried_to_write
 
     def pretended_call_feedback(self, answer: str, tool_names: Collection[str]) -> str | None:
         """Feedback to refuse a final answer that only writes a tool call as text (at most twice).
@@ -107,7 +87,7 @@ class RunGuards:
         in this run counts: an answer that mentions a tool in passing, or quotes a call that did
         run, is accepted.
         """
-        if self.pretend_rejections >= MAX_FINISH_REJECTIONS:
+        if self.pretend_rejections >= MAX_PRETEND_REJECTIONS:
             return None
         match = _CALL_AS_TEXT.match(answer)
         if match is None or match.group(1) not in tool_names or match.group(1) in self.called_tools:

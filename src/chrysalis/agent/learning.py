@@ -16,7 +16,16 @@ from chrysalis.config import Settings
 from chrysalis.stores.evals import EvalStore, ProfileStats
 from chrysalis.tools.registry import TOOL_PROFILES
 
-__all__ = ["MARGIN", "MIN_PROFILE_RUNS", "MIN_RUNS", "ProfileChoice", "choose_profile", "default_profile"]
+__all__ = [
+    "MARGIN",
+    "MIN_PROFILE_RUNS",
+    "MIN_RUNS",
+    "ProfileChoice",
+    "choose_profile",
+    "default_profile",
+    "task_type",
+    "tool_profile",
+]
 
 MIN_RUNS = 5
 """Recorded runs of a task type on a model before its profile is learned rather than defaulted."""
@@ -32,6 +41,28 @@ class ProfileChoice:
 
     profile: str
     reason: str
+
+
+def task_type(task: str) -> str:
+    """A coarse task category for the eval store, so success rates can be compared per kind of task."""
+    words = task.lower()
+    for kind, keys in (
+        ("fix", ("fix", "bug", "failing", "error", "broken")),
+        ("test", ("test",)),
+        ("refactor", ("refactor", "rename", "clean")),
+        ("explain", ("explain", "what", "why", "how", "describe", "?")),
+        ("write", ("write", "add", "create", "implement")),
+    ):
+        if any(k in words for k in keys):
+            return kind
+    return "other"
+
+
+def tool_profile(settings: Settings, *, model_given: bool = False) -> str:
+    """The tool profile before anything is learned: the embedded models do better with fewer, coding-only tools."""
+    if settings.profile != "auto":
+        return settings.profile
+    return default_profile(settings.model, model_given=model_given)
 
 
 def default_profile(model: str, *, model_given: bool = False) -> str:

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.events import ApprovalRequest, Event, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.agent.guards import RunGuards, edit_hint
-from chrysalis.errors import PolicyDenied
-from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
-from chrysalis.tools.policy import decide
+from chrysalis.config import Settings
+from chrysalis.errors import PolicyDenied, UsageError
+from chrysalis.stores.checkpoints import CheckpointStore
+from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.policy import decide, mode_allows
 from chrysalis.tools.run_tests import code_under_test
 
 if TYPE_CHECKING:
@@ -69,6 +71,38 @@ class GatedTools:
         self.step = 0
         """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
 
+    @classmethod
+    def for_run(
+        cls,
+        settings: Settings,
+        tools: Mapping[str, ToolSpec],
+        *,
+        run_id: str,
+        checkpoints: CheckpointStore,
+        emit: Callable[[Event], None],
+        approver: Approver | None,
+        guards: RunGuards,
+    ) -> GatedTools:
+        """The gated tools of one run: the settings' policy, a checkpoint before every write.
+
+        A tool the mode can never allow is not offered (small models try whatever they are shown);
+        one above the run's level is, so that a call says which ``--level`` would allow it.
+        """
+        s = settings
+
+        def before_write(path: Any) -> None:
+            try:
+                checkpoints.snapshot(run_id, s.workspace, path)
+            except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
+                raise ToolError(f"Not written: {exc}") from exc
+
+        limits = RunLimits(level=s.level, mode=s.mode, auto_approve=s.yes, protect_tests=s.protect_tests)
+        context = ToolContext(
+            workspace=s.workspace, before_write=before_write, sandbox=s.level < 3, test_command=s.test_command
+        )
+        offered = {name: spec for name, spec in tools.items() if mode_allows(spec, s.mode)}
+        return cls(offered, run_id=run_id, limits=limits, context=context, emit=emit, approver=approver, guards=guards)
+
     def pydantic_tools(self) -> list[Tool[Any]]:
         """One pydantic-ai tool per spec, all routed through ``call``."""
         from pydantic_ai import Tool
@@ -119,7 +153,8 @@ class GatedTools:
         if refusal:
             return ToolResult.failure(refusal)
         result = await self._run(spec, args)
-        self.guards.record_result(spec.effect, result.ok, result.result)
+        on_real_workspace = spec.effect == "shell" and spec.name != "run_tests" and not self.context.sandbox
+        self.guards.record_result(spec.effect, result.ok, on_real_workspace=on_real_workspace)
         if not result.ok and result.error:
             return ToolResult.failure(edit_hint(name, result.error))
         return result

@@ -7,13 +7,17 @@ functions, so ``chrysalis --help`` stays fast. User mistakes become a message an
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-__all__ = ["app", "main"]
+if TYPE_CHECKING:
+    from chrysalis.errors import ChrysalisError
+
+__all__ = ["AlreadyShown", "app", "main"]
 
 app = typer.Typer(
     name="chrysalis",
@@ -42,6 +46,9 @@ TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Most seconds 
 StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model requests the run may make.")]
 WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The folder to work in (default: here).")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Print the traceback when chrysalis hits a bug of its own.")]
+_debug = False
+"""Set by ``--debug`` (or ``CHRYSALIS_DEBUG=1``): bugs print their traceback, not only where it is saved."""
 
 
 def _flags(**given: Any) -> dict[str, Any]:
@@ -60,8 +67,11 @@ def root(
     level: LevelOpt = None,
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Start the interactive agent (REPL) when no command is given."""
+    global _debug
+    _debug = debug or os.environ.get("CHRYSALIS_DEBUG", "").strip() in ("1", "true", "yes")
     if ctx.invoked_subcommand is not None:
         return
     from chrysalis.cli.repl import repl_command
@@ -84,10 +94,13 @@ def run(
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
     from chrysalis.cli.run_cmd import run_command
 
+    global _debug
+    _debug = _debug or debug
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
                    timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes)  # fmt: skip
     raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
@@ -213,19 +226,52 @@ def archive_show(
 
 
 def _guarded(action: Any, *, json_output: bool = False) -> int:
-    """Run a command; turn our errors into their message and exit code, Ctrl-C into 130."""
-    from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError
+    """Run a command; turn our errors into their message and exit code, Ctrl-C into 130.
+
+    Anything else is a bug of ours: a short message says so and where the traceback is saved
+    (``--debug`` prints it too). A run's own errors were already shown as ``error`` events, so
+    ``run`` raises only what happened outside the run (``AlreadyShown`` marks the rest).
+    """
+    from chrysalis.config import chrysalis_home
+    from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError, report_bug
 
     try:
         return int(action() or 0)
+    except AlreadyShown as shown:
+        _print_traceback(shown.error)
+        return shown.error.exit_code
     except ChrysalisError as exc:
         if not json_output:
             _print_error(str(exc))
+        _print_traceback(exc)
         return exc.exit_code
     except KeyboardInterrupt:
         if not json_output:
             _print_error("Interrupted.")
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        error = report_bug(exc, chrysalis_home(), doing="running this command")
+        _print_error(str(error))
+        _print_traceback(error)
+        return error.exit_code
+
+
+class AlreadyShown(Exception):
+    """Carries an error that the command already showed (as an ``error`` event) up to its exit code."""
+
+    def __init__(self, error: ChrysalisError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _print_traceback(error: BaseException) -> None:
+    """With ``--debug``, print the traceback of a bug (the exception that caused an ``InternalError``)."""
+    from chrysalis.errors import InternalError
+
+    if _debug and isinstance(error, InternalError) and error.__cause__ is not None:
+        import traceback
+
+        sys.stderr.write("".join(traceback.format_exception(error.__cause__)))
 
 
 def _print_error(message: str) -> None:

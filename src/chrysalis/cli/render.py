@@ -15,10 +15,11 @@ from rich.text import Text
 
 from chrysalis.agent.events import (
     ApprovalRequest,
+    Check,
     ErrorEvent,
     Event,
-    Final,
     RedFlag,
+    RunResult,
     Start,
     TextDelta,
     ToolCall,
@@ -84,18 +85,36 @@ class RichRenderer:
             c.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
         elif isinstance(event, RedFlag):
             c.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
-        elif isinstance(event, Final):
-            # The answer was just streamed; print it again only if what streamed was something else.
-            answer = "done" if streamed.strip() == event.output.strip() else event.output
-            c.print(Text.assemble(("✔ ", "bold green"), answer))
-            if event.problem:
-                c.print(Text.assemble(("  ⚠ not verified: ", "bold yellow"), (event.problem, "yellow")))
-            c.print(Text(f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
-                         f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s", "dim"))  # fmt: skip
+        elif isinstance(event, Check):
+            self._check(event)
+        elif isinstance(event, RunResult):
+            self._result(event, streamed)
         elif isinstance(event, ErrorEvent):
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         else:
             assert_never(event)
+
+    def _check(self, event: Check) -> None:
+        """The framework's own test run after the answer: its verdict, and the last line of its output."""
+        where = " (sandbox)" if event.sandboxed else ""
+        if event.passed:
+            self.console.print(Text.assemble(("  ✓ check passed: ", "green"), (f"{event.command}{where}", "dim")))
+            return
+        code = "could not run" if event.exit_code is None else f"exit code {event.exit_code}"
+        last = next((line for line in reversed(event.report.splitlines()) if line.strip()), "")
+        self.console.print(Text.assemble(("  ✗ check failed: ", "red"), f"{event.command}{where}, {code}"))
+        if last:
+            self.console.print(Text(f"    {_preview(last)}", "red"))
+
+    def _result(self, event: RunResult, streamed: str) -> None:
+        """The answer (unless it was just streamed), whether the framework could verify it, and the totals."""
+        answer = "done" if streamed.strip() == event.output.strip() else event.output
+        mark = ("✔ ", "bold green") if event.success else ("✘ ", "bold red")
+        self.console.print(Text.assemble(mark, answer))
+        if event.problem:
+            self.console.print(Text.assemble(("  ⚠ not verified: ", "bold yellow"), (event.problem, "yellow")))
+        self.console.print(Text(f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
+                                f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s", "dim"))  # fmt: skip
 
     def _start(self, event: Start) -> None:
         """The run's settings, the model ``auto`` picked and why, and the tool profile and why."""

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.session import AgentSession
 from chrysalis.cli.render import RichRenderer
 from chrysalis.config import MODES, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError

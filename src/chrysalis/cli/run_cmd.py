@@ -6,8 +6,9 @@ import asyncio
 import sys
 from typing import Any
 
-from chrysalis.agent.loop import AgentSession
+from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
+from chrysalis.cli.app import AlreadyShown
 from chrysalis.cli.render import JsonRenderer, RichRenderer
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
@@ -30,7 +31,11 @@ def terminal_approver() -> Approver | None:
 
 
 def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
-    """Run ``task`` with settings from ``flags``; every error after the start is shown as an event."""
+    """Run ``task`` with settings from ``flags``; every error of the run is shown as an ``error`` event.
+
+    Exit code 0 when the run succeeded (its change passed the project's tests, or nothing could
+    check it), 1 when it failed or its check failed; errors give their own codes.
+    """
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
     settings = load_settings(flags)
@@ -40,7 +45,7 @@ def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
     try:
         result = asyncio.run(session.run(task))
     except ChrysalisError as exc:
-        return exc.exit_code
+        raise AlreadyShown(exc) from exc
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:

@@ -9,9 +9,13 @@ than guess.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 __all__ = ["PRICES", "cost_usd", "is_priced", "price_per_million"]
+
+Prices = Mapping[str, tuple[float, float]]
+"""The user's own ``[prices]`` table: model (``provider:name`` or the bare name) -> USD per million (in, out)."""
 
 # USD per million (input, output) tokens, from the providers' price pages. Longest prefix wins.
 PRICES: dict[str, tuple[float, float]] = {
@@ -43,20 +47,28 @@ _FREE_PROVIDERS = ("local", "ollama")
 _GENAI_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "openrouter": "openrouter"}
 
 
-def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
+def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: Prices | None = None) -> float:
     """The USD cost of ``input_tokens`` in and ``output_tokens`` out on ``model`` (``provider:name``).
 
-    Unpriced remote models cost 0.0; check ``is_priced`` to know whether that is a real zero.
+    ``prices`` (the config's ``[prices]`` table) wins over every other source. Unpriced remote
+    models cost 0.0; check ``is_priced`` to know whether that is a real zero.
     """
-    price = price_per_million(model)
+    price = _configured(model, prices) or price_per_million(model)
     if price is None:
         return 0.0
     return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
 
 
-def is_priced(model: str) -> bool:
-    """True when ``cost_usd`` is real for ``model``: it runs locally or its price is known."""
-    return price_per_million(model) is not None
+def is_priced(model: str, prices: Prices | None = None) -> bool:
+    """True when ``cost_usd`` is real for ``model``: it runs locally, or its price is configured or known."""
+    return _configured(model, prices) is not None or price_per_million(model) is not None
+
+
+def _configured(model: str, prices: Prices | None) -> tuple[float, float] | None:
+    """The user's price for ``model``, looked up as written and by its bare name."""
+    if not prices:
+        return None
+    return prices.get(model) or prices.get(model.partition(":")[2] or model)
 
 
 @lru_cache(maxsize=256)

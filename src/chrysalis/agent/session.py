@@ -1,0 +1,242 @@
+"""A conversation with the agent in one workspace: what lives across runs, and how each run is set up.
+
+``AgentSession`` holds the model (built on first use, rebuilt when ``auto`` picks another), the
+stores, the message history the REPL carries from task to task, and the totals ``/cost`` shows.
+For each task it chooses the model and tool profile from the eval store (``learning``), checks
+that a ``--budget`` can be enforced, builds the prompt and the gated tools, hands them to
+``loop.AgentLoop``, and afterwards records the run (eval row, context version) however it ended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chrysalis.agent.events import ErrorEvent, Event, RunResult, Start
+from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.learning import ProfileChoice, choose_profile, task_type, tool_profile
+from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
+from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.agent.toolset import Approver, GatedTools
+from chrysalis.config import Settings
+from chrysalis.errors import ChrysalisError, ConfigError
+from chrysalis.stores import Stores
+from chrysalis.stores.context import Context
+from chrysalis.tools.base import ToolSpec
+from chrysalis.tools.registry import profile_tools
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models import Model
+
+    from chrysalis.llm.routing import RoutingChoice
+
+__all__ = ["AgentSession"]
+
+
+class AgentSession:
+    """A conversation with the agent in one workspace; each ``run`` is one task."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model: Model | None = None,
+        approver: Approver | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        stores: Stores | None = None,
+        tools: dict[str, ToolSpec] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
+
+        Raises:
+            ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
+        """
+        self.settings = settings
+        self._model = model
+        self._model_given = model is not None
+        self._built_for: str | None = None
+        self._rng = rng or random.Random()
+        """Draws for ``auto`` model routing; pass ``random.Random(seed)`` for reproducible picks."""
+        self._candidates = self._auto_candidates()
+        self.active_model = settings.model
+        """The model the latest run used (under ``auto``, the one picked), as recorded in the eval store."""
+        self.approver = approver
+        self.on_event = on_event or (lambda _event: None)
+        self.stores = stores or Stores.open(settings.home)
+        self._owns_stores = stores is None
+        self._tools_given = tools is not None
+        self.profile = "custom" if tools is not None else tool_profile(settings, model_given=model is not None)
+        self.tools = tools if tools is not None else profile_tools(self.profile)
+        self.history: list[ModelMessage] = []
+        self.total_cost_usd = 0.0
+        self.total_tokens = 0
+        self.last_run_id: str | None = None
+
+    @property
+    def model(self) -> Model:
+        """The model, built on first use so that a session with a bad model name fails only when it runs.
+
+        Under ``auto`` it is rebuilt when a run picks a different model than the last.
+        """
+        if self._model is None or (not self._model_given and self._built_for != self.active_model):
+            from chrysalis.llm.providers import build_model
+
+            self._model = build_model(dataclasses.replace(self.settings, model=self.active_model))
+            self._built_for = self.active_model
+        return self._model
+
+    @property
+    def context_name(self) -> str:
+        """Contexts are kept per workspace, so tool hints and history belong to one project."""
+        return f"workspace:{self.settings.workspace}"
+
+    def reset_model(self) -> None:
+        """Forget the built model so the next run builds it from the (changed) settings."""
+        self._model = None
+        self._model_given = False
+        self._built_for = None
+        self.active_model = self.settings.model
+        self._candidates = self._auto_candidates()
+        if not self._tools_given:
+            self.profile = tool_profile(self.settings)
+            self.tools = profile_tools(self.profile)
+
+    def compact(self) -> int:
+        """Keep only the last task and its answer; the model then starts with a short history."""
+        starts = [
+            i
+            for i, m in enumerate(self.history)
+            if m.kind == "request" and any(part.part_kind == "user-prompt" for part in m.parts)
+        ]
+        if starts:
+            self.history = self.history[starts[-1] :]
+        return len(self.history)
+
+    def close(self) -> None:
+        """Close the stores this session opened."""
+        if self._owns_stores:
+            self.stores.close()
+
+    async def run(self, task: str) -> RunResult:
+        """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish.
+
+        Raises:
+            ConfigError: a ``--budget`` is set for a model with no known price (before anything is sent).
+        """
+        run_id = uuid.uuid4().hex[:12]
+        self.last_run_id = run_id
+        kind = task_type(task)
+        try:
+            routing, profile = self._choose(kind)
+            self._check_budget()
+            self._emit(self._start_event(run_id, task, kind, routing, profile))
+            loop = AgentLoop(self._setup(run_id, task))
+        except ChrysalisError as exc:  # e.g. a bad model name or budget: shown like any other error
+            self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
+                                  exit_code=exc.exit_code))  # fmt: skip
+            raise
+        success = False
+        try:
+            result = await loop.run()
+            success = result.success
+            self.history = loop.history
+            self._save_context(loop.setup.instructions)
+        finally:
+            self._record_eval(run_id, kind, loop.tally, success)
+        return result
+
+    def _emit(self, event: Event) -> None:
+        self.stores.traces.record(event.run_id, event.to_json())
+        self.on_event(event)
+
+    def _setup(self, run_id: str, task: str) -> RunSetup:
+        """The prompt (with what ``chrysalis evolve`` learned), the gated tools and the price of this run."""
+        from chrysalis.llm.pricing import cost_usd
+
+        s, model_name = self.settings, self.active_model
+        context = self.stores.context.load(self.context_name)
+        learned = self.stores.context.load(AGENT_CONTEXT)
+        hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
+        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system)
+        tools = GatedTools.for_run(s, self.tools, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
+                                   approver=self.approver, guards=RunGuards())  # fmt: skip
+
+        def price(tokens_in: int, tokens_out: int) -> float:
+            return cost_usd(model_name, tokens_in, tokens_out, s.prices)
+
+        return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
+                        history=self.history, emit=self._emit, price=price)  # fmt: skip
+
+    def _check_budget(self) -> None:
+        """A budget on a model whose price is unknown would never stop anything: refuse it up front."""
+        from chrysalis.llm.pricing import is_priced
+
+        s = self.settings
+        if s.budget is None or is_priced(self.active_model, s.prices):
+            return
+        name = self.active_model.partition(":")[2] or self.active_model
+        raise ConfigError(
+            f"{s.sources.get('budget', 'budget')}: a budget of ${s.budget:g} cannot be enforced, because the model "
+            f"{self.active_model!r} has no known price (every request would count as $0). Give it one in "
+            f'.chrysalis/config.toml: [prices] "{name}" = {{ input = 0.5, output = 1.5 }} (USD per million '
+            "tokens), or run without --budget."
+        )
+
+    def _auto_candidates(self) -> tuple[str, ...]:
+        """The models ``auto`` picks among (checked now, so a bad ``auto_models`` fails before any run)."""
+        from chrysalis.llm.routing import AUTO, auto_candidates
+
+        if self._model_given or self.settings.model != AUTO:
+            return ()
+        return auto_candidates(self.settings)
+
+    def _choose(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice]:
+        """Pick this run's model (under ``auto``) and tool profile from the eval store; set them on the session."""
+        routing = None
+        if self._candidates:
+            from chrysalis.llm.routing import ModelRouter
+
+            routing = ModelRouter(self.stores.evals).choose(kind, self._candidates, rng=self._rng)
+        self.active_model = routing.model if routing else self.settings.model
+        if self._tools_given:
+            return routing, ProfileChoice(self.profile, "tools given by the caller")
+        choice = choose_profile(self.settings, task_type=kind, model=self.active_model, evals=self.stores.evals,
+                                model_given=self._model_given)  # fmt: skip
+        if choice.profile != self.profile:
+            self.profile, self.tools = choice.profile, profile_tools(choice.profile)
+        return routing, choice
+
+    def _start_event(
+        self, run_id: str, task: str, kind: str, routing: RoutingChoice | None, profile: ProfileChoice
+    ) -> Start:
+        s = self.settings
+        return Start(
+            run_id=run_id, task=task, model=self.active_model, mode=s.mode, level=s.level, workspace=str(s.workspace),
+            task_type=kind, profile=profile.profile, profile_reason=profile.reason,
+            model_reason=routing.explain() if routing else None,
+            candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
+        )  # fmt: skip
+
+    def _record_eval(self, run_id: str, kind: str, tally: Tally, success: bool) -> None:
+        self.total_cost_usd += tally.cost_usd
+        self.total_tokens += tally.input_tokens + tally.output_tokens
+        self.stores.evals.log(
+            run_id=run_id, profile=self.profile, task_type=kind, model=self.active_model, success=success,
+            duration_ms=tally.duration_ms, cost_usd=tally.cost_usd, input_tokens=tally.input_tokens,
+            output_tokens=tally.output_tokens,
+        )  # fmt: skip
+
+    def _save_context(self, system: str) -> None:
+        """Keep a new version of the session's context: prompt, mode, priority and the whole history."""
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        s = self.settings
+        previous: Context = self.stores.context.load(self.context_name)
+        history = tuple(ModelMessagesTypeAdapter.dump_python(self.history, mode="json"))
+        updated = dataclasses.replace(previous, system=system, mode=s.mode, priority=s.priority, history=history)
+        self.stores.context.save(updated, self.context_name)

@@ -1,0 +1,109 @@
+"""The framework's own check of a change: after the model's answer, Chrysalis runs the project's tests.
+
+Small models say "done" while their tests still fail, and some write "I ran the tests and they
+passed" without running anything. So the verdict is ours: when a run has changed files (or set
+out to) in ``code`` mode, and the project has a test command (``test_command`` in config, or one
+detected from its files), Chrysalis runs that command itself when the model answers. A failure is
+sent back to the model with the output (at most ``MAX_FAILED_CHECKS`` times, so it can fix what
+fails); the run's outcome then follows the last check, never the model's words.
+
+With no test command, nothing can check the change: the run succeeds with ``verified = None``
+(writing ``hello.txt`` in a folder without tests is not a failure). The check runs in the
+read-only sandbox with no network, except at level 3 with ``--yes``, where the user already lets
+commands run on the real workspace (tests that write files then behave as they do for the model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from chrysalis.agent.events import Check, Event
+from chrysalis.agent.guards import RunGuards
+from chrysalis.config import Settings
+from chrysalis.tools.base import ToolContext, ToolError
+from chrysalis.tools.run_tests import detect_test_command
+from chrysalis.tools.shell import run_command
+
+__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict"]
+
+MAX_FAILED_CHECKS = 2
+"""Answers sent back to the model because the check failed; after that the answer stands, unverified."""
+_MODEL_TAIL_CHARS = 2000
+_EVENT_TAIL_CHARS = 800
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the check found: ``verified`` as in ``RunResult``, and the problem when it is False."""
+
+    verified: bool | None
+    problem: str | None = None
+    report: str = ""
+
+
+_UNCHECKED = Verdict(verified=None)
+
+
+class FinalCheck:
+    """Runs the project's tests when the model answers, and remembers the verdict for the run's result."""
+
+    def __init__(self, settings: Settings, run_id: str, emit: Callable[[Event], None]) -> None:
+        self._settings = settings
+        self._run_id = run_id
+        self._emit = emit
+        self.command = settings.test_command or detect_test_command(settings.workspace)
+        self.verdict = _UNCHECKED
+        self.failures = 0
+        self._checked_at: int | None = None
+        """``RunGuards.activity`` when the last check ran: nothing happened since means the same verdict."""
+
+    def needed(self, guards: RunGuards) -> bool:
+        """A check is due when a code-mode run changed files (or tried to) and a test command exists."""
+        s = self._settings
+        return s.mode == "code" and s.level >= 1 and self.command is not None and guards.set_out_to_change
+
+    async def run(self, guards: RunGuards) -> Verdict:
+        """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
+        if not self.needed(guards):
+            self.verdict = _UNCHECKED
+            return self.verdict
+        if self._checked_at == guards.activity:
+            return self.verdict
+        self._checked_at = guards.activity
+        assert self.command is not None  # needed() said so
+        self.verdict = await asyncio.to_thread(self._run_command, self.command)
+        return self.verdict
+
+    def feedback(self) -> str | None:
+        """What to tell the model when its answer stands on a failing check (``None``: accept the answer)."""
+        if self.verdict.verified is not False or self.failures >= MAX_FAILED_CHECKS:
+            return None
+        self.failures += 1
+        tail = self.verdict.report[-_MODEL_TAIL_CHARS:]
+        return (
+            f"Not done: Chrysalis ran the tests after your answer and they fail ({self.verdict.problem}).\n{tail}\n"
+            "Fix the code (not the tests), then answer again."
+        )
+
+    def _run_command(self, command: str) -> Verdict:
+        s = self._settings
+        sandboxed = not (s.level >= 3 and s.yes)
+        context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command)
+        try:
+            code, report = run_command(command, context)
+        except ToolError as exc:
+            where = " (the check runs on the real workspace only with --level 3 --yes)" if sandboxed else ""
+            problem = f"the tests ({command}) could not run: {exc}{where}"
+            self._emit(Check(run_id=self._run_id, command=command, passed=False, exit_code=None,
+                             sandboxed=sandboxed, report=str(exc)))  # fmt: skip
+            return Verdict(verified=False, problem=problem, report=str(exc))
+        passed = code == 0
+        self._emit(Check(run_id=self._run_id, command=command, passed=passed, exit_code=code, sandboxed=sandboxed,
+                         report=report[-_EVENT_TAIL_CHARS:]))  # fmt: skip
+        if passed:
+            return Verdict(verified=True, report=report)
+        what = "timed out" if code is None else f"exit code {code}"
+        return Verdict(verified=False, problem=f"the tests failed when Chrysalis ran `{command}` ({what})",
+                       report=report)  # fmt: skip

@@ -1,0 +1,110 @@
+"""Honest outcomes: after the model's answer Chrysalis runs the project's tests itself, and the result follows them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chrysalis.agent.events import Check, Event, RedFlag, RunResult
+from chrysalis.agent.session import AgentSession
+from chrysalis.config import load_settings
+from chrysalis.stores import Stores
+from tests.agent.scripted import Script, final, tool
+
+BUG = "    return a + b\n"
+FIX = "    return a - b\n"
+WRONG = "    return a * b\n"
+
+
+def run(workspace: Path, script: Script, **flags: Any) -> tuple[RunResult, list[Event]]:
+    events: list[Event] = []
+    settings = load_settings({"workspace": workspace, **flags})
+    session = AgentSession(settings, model=script.model(), on_event=events.append)
+    try:
+        result = asyncio.run(session.run("fix the bug so that the test passes"))
+    finally:
+        session.close()
+    return result, events
+
+
+def checks(events: list[Event]) -> list[Check]:
+    return [e for e in events if isinstance(e, Check)]
+
+
+def test_a_fix_the_model_never_checked_is_verified_by_the_framework(workspace: Path) -> None:
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run(workspace, script, level=3, yes=True)
+    assert result.success and result.verified is True and result.problem is None
+    (check,) = checks(events)
+    assert check.passed and check.exit_code == 0 and "pytest" in check.command and not check.sandboxed
+    assert events[-1] == result  # the result is the final event, one type for both
+
+
+def test_a_false_claim_of_success_gets_the_test_output_and_a_second_chance(workspace: Path) -> None:
+    script = Script(
+        [
+            tool("edit_file", path="calc.py", old_text=BUG, new_text=WRONG),
+            final("I ran the tests and it passed."),  # it did not run them, and they fail
+            tool("edit_file", path="calc.py", old_text=WRONG, new_text=FIX),
+            final("Fixed for real."),
+        ]
+    )
+    result, events = run(workspace, script, level=3, yes=True)
+    assert result.output == "Fixed for real." and result.success and result.verified is True
+    assert [c.passed for c in checks(events)] == [False, True]
+    seen = [str(getattr(part, "content", "")) for message in script.seen[-1] for part in message.parts]
+    feedback = [text for text in seen if "Not done: Chrysalis ran the tests" in text]
+    assert feedback and "assert subtract(5, 3) == 2" in feedback[0]  # the model saw pytest's own output
+    assert any(isinstance(e, RedFlag) and e.kind == "failed_check" for e in events)
+
+
+def test_an_answer_the_tests_keep_failing_is_not_a_success(workspace: Path, chrysalis_home: Path) -> None:
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=WRONG), final("done")])
+    result, events = run(workspace, script, level=3, yes=True)
+    assert result.output == "done"  # sent back twice, then the answer stands
+    assert not result.success and result.verified is False
+    assert result.problem and "tests failed" in result.problem and "exit code 1" in result.problem
+    assert len(checks(events)) == 1  # nothing changed between the answers: the verdict is reused, not rerun
+    with Stores.open(chrysalis_home) as stores:
+        assert stores.evals.summary()[0].success_rate == 0.0
+
+
+def test_without_a_test_command_nothing_can_check_it_and_the_run_succeeds(tmp_path: Path) -> None:
+    workspace = tmp_path / "notes"
+    workspace.mkdir()
+    script = Script([tool("write_file", path="hello.txt", content="hello\n"), final("Wrote hello.txt.")])
+    result, events = run(workspace, script, level=2, yes=True)
+    assert (workspace / "hello.txt").read_text() == "hello\n"
+    assert result.success and result.verified is None and result.problem is None
+    assert checks(events) == []
+
+
+def test_a_run_that_changes_nothing_is_not_held_to_failing_tests(workspace: Path) -> None:
+    script = Script([tool("read_file", path="calc.py"), final("subtract adds instead of subtracting.")])
+    result, events = run(workspace, script, level=3, yes=True)
+    assert result.success and result.verified is None and checks(events) == []
+
+
+def test_the_configured_test_command_is_the_check(workspace: Path) -> None:
+    (workspace / "check.py").write_text("import sys\nsys.exit(0 if open('calc.py').read().count('-') else 4)\n")
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run(workspace, script, level=3, yes=True, test_command="python check.py")
+    assert result.verified is True and checks(events)[0].command == "python check.py"
+
+
+def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import chrysalis.tools.shell as shell
+
+    monkeypatch.setattr(shell.shutil, "which", lambda _name: None)  # no bubblewrap on this machine
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run(workspace, script, level=2, yes=True)  # level 2: the check runs in the sandbox
+    assert not result.success and result.verified is False
+    assert result.problem and "could not run" in result.problem and "bubblewrap" in result.problem
+    assert "--level 3 --yes" in result.problem
+    (check,) = checks(events)
+    assert not check.passed and check.exit_code is None and check.sandboxed
