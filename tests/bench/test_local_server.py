@@ -59,11 +59,11 @@ class RecordingBackend:
         self.calls.append({"messages": messages, "schema": json_schema, "max_tokens": max_tokens, "temp": temperature})
         if self.fail is not None:
             raise self.fail
-        if on_text is not None:  # stream word by word, yielding like the real one, so a stop can cancel it
+        if on_text is not None:  # stream word by word, yielding to the loop like the real one, so a stop can cancel it
             for piece in self.reply.split(" "):
                 on_text(piece + " ")
                 self.streamed += 1
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0)  # a bare yield: the pieces that slip out before the cancel never depend on time
         return Completion(text=self.reply, input_tokens=self.count_tokens(messages), output_tokens=3)
 
 
@@ -83,8 +83,12 @@ def server(backend: RecordingBackend) -> Iterator[Any]:
     thread.join(5)
 
 
+HANG_GUARD = 60.0
+"""Seconds before a request or thread counts as hung; the fake backend answers in milliseconds."""
+
+
 def call(
-    server: Any, path: str, body: dict[str, Any] | bytes | None = None, timeout: float = 10
+    server: Any, path: str, body: dict[str, Any] | bytes | None = None, timeout: float = HANG_GUARD
 ) -> tuple[int, dict[str, Any]]:
     data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
     request = urllib.request.Request(server.url + path, data=data, headers={"Content-Type": "application/json"})
@@ -223,7 +227,7 @@ def test_concurrent_clients_are_served_one_at_a_time(server: Any, backend: Recor
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(10)
+        thread.join(HANG_GUARD)
     assert results == [200] * 6 and call(server, "/stats")[1]["requests"] == 6
 
 

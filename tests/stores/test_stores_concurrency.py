@@ -6,7 +6,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from chrysalis.stores import Stores
@@ -14,6 +13,7 @@ from chrysalis.stores import Stores
 WORKERS = 3
 EVENTS = 300
 BIG_EVERY = 50  # every 50th event carries ~100 KB, far beyond PIPE_BUF, to test whole-line appends
+HANG_GUARD = 600  # seconds before a worker counts as hung (they take about a second on a quiet machine)
 
 WORKER = f"""
 import sys, time
@@ -59,7 +59,7 @@ def _run_workers(home: Path, workspace: Path, go: Path) -> None:
             assert proc.stdout.readline().strip() == "ready"
         go.touch()
         for proc in procs:
-            out, err = proc.communicate(timeout=60)
+            out, err = proc.communicate(timeout=HANG_GUARD)
             assert proc.returncode == 0, err
             assert out.strip() == "done"
     finally:
@@ -72,9 +72,7 @@ def _run_workers(home: Path, workspace: Path, go: Path) -> None:
 def test_concurrent_writers_lose_and_corrupt_nothing(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
-    started = time.monotonic()
     _run_workers(home, workspace, tmp_path / "go")
-    elapsed = time.monotonic() - started
 
     conn = sqlite3.connect(home / "chrysalis.db")
     try:
@@ -110,7 +108,6 @@ def test_concurrent_writers_lose_and_corrupt_nothing(tmp_path: Path) -> None:
         assert not (workspace / "1").exists()  # its files, and the folder the run made for them
         assert len(list((workspace / "0").iterdir())) == len(range(0, EVENTS, 5))
         assert stores.db.integrity_check() == "ok"
-    assert elapsed < 30, f"concurrent writers took {elapsed:.1f}s"
 
 
 def test_threads_sharing_one_stores_object(tmp_path: Path) -> None:
