@@ -108,15 +108,16 @@ def _local_model(name: ModelName, settings: Settings, on_text: Callable[[str], N
 
 
 def _openai_chat_model(name: ModelName, endpoint: tuple[str | None, str], policy: RetryPolicy) -> Model:
-    from openai import AsyncOpenAI
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.ollama import OllamaProvider
     from pydantic_ai.providers.openai import OpenAIProvider
     from pydantic_ai.providers.openrouter import OpenRouterProvider
 
+    from chrysalis.llm.openai_lean import LeanAsyncOpenAI
+
     base_url, api_key = endpoint
     http = _http_client(policy)
-    client = AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http)
+    client = LeanAsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http)
     provider: Any
     if name.provider == "openrouter":
         provider = OpenRouterProvider(openai_client=client)
