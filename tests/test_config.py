@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.config import DEFAULT_MODEL, load_settings
+from chrysalis.config import DEFAULT_MODEL, TOOL_PROFILES, load_settings
 from chrysalis.errors import ConfigError
 
 
@@ -93,8 +93,9 @@ def test_missing_workspace_is_an_error(tmp_path: Path) -> None:
         load_settings({"workspace": tmp_path / "nope"}, environ=env())
 
 
-def test_profiles_match_the_tool_registry() -> None:
-    from chrysalis.config import PROFILES
-    from chrysalis.tools.registry import TOOL_PROFILES
+def test_every_tool_profile_names_real_tools_and_is_a_valid_setting() -> None:
+    from chrysalis.tools.registry import builtin_tools
 
-    assert set(PROFILES) == {"auto", *TOOL_PROFILES}
+    for profile, names in TOOL_PROFILES.items():
+        assert load_settings({"profile": profile}, environ=env()).profile == profile
+        assert names is None or set(names) <= set(builtin_tools())

@@ -20,8 +20,13 @@ from typing import Any, Literal, cast, get_args
 from chrysalis.errors import ConfigError
 
 __all__ = [
+    "DB_FILENAME",
     "DEFAULT_MODEL",
+    "LEVEL_NAMES",
     "MODES",
+    "PROFILES",
+    "TOOL_PROFILES",
+    "TRACES_FILENAME",
     "Mode",
     "Settings",
     "chrysalis_home",
@@ -34,8 +39,22 @@ Mode = Literal["ask", "architect", "code", "semantic"]
 MODES: tuple[str, ...] = get_args(Mode)
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
-PROFILES = ("auto", "all", "coder", "editor", "researcher", "vcs")
-"""Tool profiles (``chrysalis.tools.registry.TOOL_PROFILES``, plus ``auto``); a test keeps the two in step."""
+LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}
+"""The security levels (seed 000); ``chrysalis.tools.policy`` says what each allows."""
+TOOL_PROFILES: dict[str, tuple[str, ...] | None] = {
+    "all": None,
+    "coder": ("read_file", "list_dir", "grep", "edit_file", "write_file", "run_tests"),
+    "editor": ("read_file", "list_dir", "find", "grep", "edit_file", "write_file", "apply_patch"),
+    "researcher": ("read_file", "list_dir", "find", "grep", "web_search", "web_fetch"),
+    "vcs": ("git_status", "git_diff", "git_log", "git_commit"),
+}
+"""Named tool sets (seed 000's sub-agent profiles), by tool name; ``None`` means every built-in tool."""
+PROFILES = ("auto", *TOOL_PROFILES)
+"""What the ``profile`` setting accepts: a tool profile, or ``auto`` (learned; ``coder`` for local models)."""
+DB_FILENAME = "chrysalis.db"
+"""The SQLite file of every store, in ``$CHRYSALIS_HOME``."""
+TRACES_FILENAME = "traces.jsonl"
+"""The JSONL file every run appends its events to, in ``$CHRYSALIS_HOME``."""
 
 
 def chrysalis_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -58,7 +77,7 @@ class Settings:
     mode: Mode = "code"
     """What work is allowed: ``ask`` (no writes), ``architect`` (plans and docs only), ``code``, ``semantic``."""
     level: int = 2
-    """Security level: 0 read-only, 1 read + sandboxed read, 2 write with confirmation, 3 shell."""
+    """Security level, 0 to 3 (``LEVEL_NAMES``): what the agent may do; ``chrysalis.tools.policy`` decides."""
     priority: str = "best"
     """What matters now: fast, cheap, best, verbose, compact, or a sentence."""
     budget: float | None = None
@@ -87,12 +106,12 @@ class Settings:
     @property
     def db_path(self) -> Path:
         """The SQLite file of all stores."""
-        return self.home / "chrysalis.db"
+        return self.home / DB_FILENAME
 
     @property
     def traces_path(self) -> Path:
         """The JSONL file every run appends its events to."""
-        return self.home / "traces.jsonl"
+        return self.home / TRACES_FILENAME
 
 
 # Keys a user may set, with the environment variable that sets each.
@@ -106,7 +125,7 @@ _ALLOWED: dict[str, str] = {
     " (in the environment: comma-separated); empty for the default",
     "base_url": "an http(s) URL such as 'http://127.0.0.1:8080/v1'",
     "mode": "one of " + ", ".join(MODES),
-    "level": "an integer from 0 to 3",
+    "level": "an integer from 0 to 3 (" + ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items()) + ")",
     "priority": "one of " + ", ".join(PRIORITY_KEYWORDS) + ", or a sentence",
     "budget": "a non-negative number of USD",
     "timeout": "a positive number of seconds",
@@ -114,7 +133,7 @@ _ALLOWED: dict[str, str] = {
     "workspace": "an existing folder",
     "yes": "true or false",
     "protect_tests": "true or false",
-    "profile": "auto, all, coder, editor, researcher or vcs",
+    "profile": "one of " + ", ".join(PROFILES),
     "test_command": "a shell command such as 'python -m pytest -q'",
     "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
     " (in the environment: the same as JSON)",

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chrysalis.config import Settings
+from chrysalis.config import TOOL_PROFILES, Settings
 from chrysalis.stores.evals import EvalStore, ProfileStats
-from chrysalis.tools.registry import TOOL_PROFILES
 
 __all__ = [
     "MARGIN",

@@ -10,6 +10,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from chrysalis.config import LEVEL_NAMES
+
 __all__ = ["AGENT_CONTEXT", "PROJECT_RULE_FILES", "build_system_prompt", "workspace_map"]
 
 PROJECT_RULE_FILES = (".chrysalis/rules.md", "AGENTS.md")
@@ -30,7 +32,8 @@ def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: s
     ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context).
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
-    sections.append(f"Security level: {level} (0 read-only, 1 sandboxed read, 2 write, 3 shell).")
+    levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
+    sections.append(f"Security level: {level} ({levels}).")
     if lessons.strip():
         sections.append("Lessons from earlier runs:\n" + lessons.strip())
     if tool_hints.strip():

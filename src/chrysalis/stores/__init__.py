@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from chrysalis.config import DB_FILENAME, TRACES_FILENAME
 from chrysalis.errors import ConfigError
 from chrysalis.stores.archives import ArchiveStore, ArchiveVersion, CompileCache
 from chrysalis.stores.checkpoints import MAX_CHECKPOINT_BYTES, CheckpointRun, CheckpointStore, CheckpointTooLarge
@@ -41,9 +42,6 @@ __all__ = [
     "Stores",
     "TraceStore",
 ]
-
-DB_FILENAME = "chrysalis.db"
-TRACES_FILENAME = "traces.jsonl"
 
 
 @dataclass

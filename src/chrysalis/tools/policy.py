@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from chrysalis.config import LEVEL_NAMES
 from chrysalis.tools.base import Effect, ToolSpec
 
 __all__ = ["LEVEL_NAMES", "Decision", "decide", "is_doc_path", "is_test_path", "mode_allows"]
 
-LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}
 
 _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
     "ask": frozenset({"read", "network"}),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from chrysalis.config import TOOL_PROFILES
 from chrysalis.errors import UsageError
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.files import edit_file, list_dir, read_file, write_file
@@ -40,15 +41,6 @@ _BUILTINS: tuple[ToolSpec, ...] = (
     web_fetch,
     web_search,
 )
-
-TOOL_PROFILES: dict[str, tuple[str, ...] | None] = {
-    "all": None,
-    "coder": ("read_file", "list_dir", "grep", "edit_file", "write_file", "run_tests"),
-    "editor": ("read_file", "list_dir", "find", "grep", "edit_file", "write_file", "apply_patch"),
-    "researcher": ("read_file", "list_dir", "find", "grep", "web_search", "web_fetch"),
-    "vcs": ("git_status", "git_diff", "git_log", "git_commit"),
-}
-"""Named tool sets for sub-agents; ``None`` means every built-in tool."""
 
 
 def builtin_tools() -> dict[str, ToolSpec]:
