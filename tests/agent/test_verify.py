@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from chrysalis.agent.events import Check, Event, RedFlag, RunResult
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.stores import Stores
-from tests.agent.scripted import Script, final, tool
+from tests.helpers import Script, final, tool
 
 BUG = "    return a + b\n"
 FIX = "    return a - b\n"
@@ -108,3 +109,11 @@ def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
     assert "--level 3 --yes" in result.problem
     (check,) = checks(events)
     assert not check.passed and check.exit_code is None and check.sandboxed
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)")
+def test_below_level_3_with_yes_the_check_runs_in_the_read_only_sandbox(workspace: Path) -> None:
+    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run(workspace, script, level=2, yes=True)
+    (check,) = checks(events)
+    assert check.sandboxed and check.passed and result.verified is True
