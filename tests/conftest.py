@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from chrysalis.llm.local.catalog import get_local_model
+from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
+from tests.helpers import E2E_MODEL, PROVIDER_KEYS, REAL_MODEL_CACHE
 
 _LOOPBACK = ("127.", "::1", "localhost")
 
@@ -26,12 +32,13 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def chrysalis_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh CHRYSALIS_HOME, and none of the developer's other CHRYSALIS_* settings or provider keys."""
+    for key in [name for name in os.environ if name.startswith("CHRYSALIS_")]:
+        monkeypatch.delenv(key)  # the e2e fixture points the model cache back at the real weights
+    for key in PROVIDER_KEYS:
+        monkeypatch.delenv(key, raising=False)
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("CHRYSALIS_HOME", str(home))
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "CHRYSALIS_MODEL_CACHE"):
-        monkeypatch.delenv(key, raising=False)  # the e2e fixture points the model cache back at real weights
-    for key in ("MODEL", "BASE_URL", "MODE", "LEVEL", "PRIORITY", "BUDGET", "TIMEOUT", "MAX_STEPS", "WORKSPACE", "YES"):
-        monkeypatch.delenv(f"CHRYSALIS_{key}", raising=False)
     return home
 
 
@@ -46,3 +53,14 @@ def workspace(tmp_path: Path) -> Path:
     )
     (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
     return root
+
+
+@pytest.fixture
+def real_model_cache(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the model cache at the real, already assembled weights; skip when they are not there."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed (run `make setup`)")
+    monkeypatch.setenv(MODEL_CACHE_ENV, str(REAL_MODEL_CACHE))
+    if not is_cached(get_local_model(E2E_MODEL), Path("/unused")):
+        pytest.skip(f"the {E2E_MODEL} weights are not in {REAL_MODEL_CACHE} (run `make weights-small`)")
+    return REAL_MODEL_CACHE

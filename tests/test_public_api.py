@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import chrysalis
-from tests.agent.scripted import Script, final, tool
+from tests.helpers import Script, final, tool
 
 
 def test_exports_resolve() -> None:

@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from chrysalis.agent import evolution
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.stores import Stores
-from tests.cli.test_cli import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis
 
 LESSON = "Run the tests after every edit."
 

@@ -16,7 +16,7 @@ from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.stores import Stores
-from tests.agent.scripted import Script, final
+from tests.helpers import Script, final
 
 LOCAL = "local:qwen2.5-coder-1.5b"
 

@@ -16,7 +16,7 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.stores import Stores
-from tests.agent.scripted import Script, final, tool
+from tests.helpers import Script, final, tool
 
 FIX = "    return a - b\n"
 BUG = "    return a + b\n"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.bench.test_compile_tasks import BENCH, _load_bench_module
+from tests.helpers import BENCH, load_bench_module
 
 EARLIER = [
     {"system": "zero-shot (ours)", "score": 0.5},
@@ -22,7 +22,7 @@ EARLIER = [
 
 @pytest.fixture(scope="module")
 def bench() -> Any:
-    return _load_bench_module("compile")
+    return load_bench_module("compile")
 
 
 def systems(rows: list[dict[str, Any]]) -> list[str]:

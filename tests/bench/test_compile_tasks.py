@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -11,27 +10,13 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.helpers import BENCH, load_bench_module
 
-
-def _load_bench_module(name: str) -> ModuleType:
-    """Import ``bench/NAME.py`` by path: bench/ is a folder of scripts, not a package."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-ct = _load_bench_module("compile_tasks")
+ct = load_bench_module("compile_tasks")
 SPLITS = ("train", "dev", "test")
 
 

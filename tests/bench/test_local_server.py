@@ -18,12 +18,9 @@ import pytest
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatMessage, Completion
 from chrysalis.llm.openai_compat import OpenAICompatBackend
-from tests.bench.test_compile_tasks import BENCH, _load_bench_module
-from tests.llm.local.conftest import E2E_MODEL, real_model_cache
+from tests.helpers import BENCH, E2E_MODEL, load_bench_module
 
-__all__ = ["real_model_cache"]  # the e2e fixture, re-exported so pytest finds it here
-
-ls = _load_bench_module("local_server")
+ls = load_bench_module("local_server")
 
 
 @dataclass

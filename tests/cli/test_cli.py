@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,30 +11,7 @@ from typing import Any
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-
-CHRYSALIS = [sys.executable, "-m", "chrysalis"]
-
-
-def chrysalis(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [*CHRYSALIS, *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def assert_clean_error(done: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
-    assert done.returncode == code, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr + done.stdout
-    for needle in needles:
-        assert needle in done.stderr, done.stderr
+from tests.helpers import assert_clean_error, chrysalis
 
 
 def test_help_lists_the_commands() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.cli.test_cli import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis
 
 PROGRAM = '''
 import chrysalis as cf

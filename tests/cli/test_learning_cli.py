@@ -12,7 +12,7 @@ from rich.console import Console
 from chrysalis.cli.models_cmd import NOTHING_LEARNED, render_learned
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.stores import Stores
-from tests.cli.test_cli import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis
 
 LOCAL = "local:qwen2.5-coder-1.5b"
 MINI = "openai:gpt-4o-mini"

@@ -17,7 +17,7 @@ from chrysalis.cli.app import main
 from chrysalis.config import load_settings
 from chrysalis.errors import InternalError
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.cli.test_cli import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis
 
 
 def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from rich.console import Console
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.repl import SLASH_COMMANDS, Repl
 from chrysalis.config import load_settings
-from tests.agent.scripted import Script, final, tool
+from tests.helpers import Script, final, tool
 
 
 def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, io.StringIO]:

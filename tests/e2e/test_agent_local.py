@@ -14,7 +14,7 @@ import pytest
 from chrysalis.agent.events import Event, ToolCall, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
-from tests.e2e.conftest import E2E_MODEL
+from tests.helpers import E2E_MODEL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import chrysalis as cf
-from tests.e2e.conftest import E2E_MODEL
+from tests.helpers import E2E_MODEL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
 

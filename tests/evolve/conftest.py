@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from chrysalis.evolve import predict
-from tests.evolve.fakes import FakeClock
+from tests.helpers import FakeClock
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from chrysalis import CompiledModule, ModuleArchive, Predict
 from chrysalis.evolve import predict
 from chrysalis.evolve.compile import CompileProgress
 from chrysalis.evolve.predict import render_system
-from tests.evolve.fakes import CAREFUL, TRAIN, Adder, FakeClock, reply, system_prompt
+from tests.helpers import CAREFUL, TRAIN, Adder, FakeClock, reply, system_prompt
 
 pytestmark = pytest.mark.usefixtures("steady_clock")
 

@@ -16,7 +16,7 @@ from chrysalis.errors import ModelError
 from chrysalis.evolve import predict
 from chrysalis.evolve.predict import model_id, render_system
 from chrysalis.llm import pricing, providers
-from tests.evolve.fakes import output_properties, reply, system_prompt, user_prompt
+from tests.helpers import output_properties, reply, system_prompt, user_prompt
 
 SHORTHAND = "question -> answer: int"
 

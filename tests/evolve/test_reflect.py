@@ -9,7 +9,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis import Predict
 from chrysalis.evolve.reflect import describe_failures, propose
-from tests.evolve.fakes import reply, system_prompt, user_prompt
+from tests.helpers import reply, system_prompt, user_prompt
 
 MODULE = Predict("question -> answer: int", instructions="Add.")
 

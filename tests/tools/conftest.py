@@ -1,25 +1,11 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from chrysalis.tools.base import ToolContext
-
-
-@dataclass
-class WriteLog:
-    """Records before_write calls, with whether the file existed and its content at that moment."""
-
-    calls: list[tuple[Path, str | None]] = field(default_factory=list[tuple[Path, str | None]])
-
-    def __call__(self, path: Path) -> None:
-        self.calls.append((path, path.read_text() if path.exists() else None))
-
-    @property
-    def paths(self) -> list[Path]:
-        return [path for path, _ in self.calls]
+from tests.helpers import WriteLog
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.files import edit_file, list_dir, read_file, write_file
-from tests.tools.conftest import WriteLog
+from tests.helpers import WriteLog
 
 
 def test_read_file_numbers_lines_and_gives_the_total(ws: Path, ctx: ToolContext) -> None:

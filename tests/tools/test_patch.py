@@ -6,7 +6,7 @@ import pytest
 
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.patch import apply_patch, parse_patch
-from tests.tools.conftest import WriteLog
+from tests.helpers import WriteLog
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.files import edit_file, write_file
 from chrysalis.tools.patch import apply_patch
-from tests.tools.conftest import WriteLog
+from tests.helpers import WriteLog
 
 CALC = 'def subtract(a, b):\n    """Return a minus b."""\n    return a + b\n'
 

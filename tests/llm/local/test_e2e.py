@@ -12,8 +12,7 @@ import pytest
 
 from chrysalis.llm.backend import ChatMessage
 from chrysalis.llm.local.llama_backend import ContextOverflowError, LlamaCppBackend, loaded_models
-
-from .conftest import E2E_MODEL
+from tests.helpers import E2E_MODEL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
 

@@ -1,0 +1,239 @@
+"""What several test modules share: fake models, the CLI as a user runs it, fixtures' value types, paths.
+
+Test modules import helpers from here only (never from each other or from a conftest); fixtures
+live in the conftest files and are used by name.
+
+- Scripted agent models: ``Script``, ``tool``, ``final``.
+- Evolve fakes: ``TRAIN``, ``CAREFUL``, ``Adder``, ``FakeClock`` and the prompt readers.
+- The ``chrysalis`` command in a subprocess: ``chrysalis``, ``assert_clean_error``.
+- Tools: ``WriteLog`` (the ``before_write`` hook that records).
+- The embedded model and the benchmarks: ``E2E_MODEL``, ``REAL_MODEL_CACHE``, ``BENCH``, ``load_bench_module``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from chrysalis.config import chrysalis_home
+from chrysalis.llm.local.weights import MODEL_CACHE_ENV
+
+# -- Scripted agent models --------------------------------------------------------------------------
+
+Step = tuple[str, Any]
+"""``("tool", (name, args))`` or ``("final", text)``; build them with ``tool`` and ``final``."""
+
+
+@dataclass
+class Script:
+    """A pydantic-ai ``FunctionModel`` that plays ``steps`` in order (the last one repeats) and records what it saw."""
+
+    steps: list[Step]
+    seen: list[list[ModelMessage]] = field(default_factory=list[list[ModelMessage]])
+
+    def model(self) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.seen.append(list(messages))
+            index = min(len(self.seen) - 1, len(self.steps) - 1)
+            kind, payload = self.steps[index]
+            if kind == "final":
+                return ModelResponse(parts=[TextPart(payload)])
+            name, args = payload
+            return ModelResponse(parts=[ToolCallPart(name, args)])
+
+        return FunctionModel(respond)
+
+    def tool_returns(self) -> list[Any]:
+        """The tool results the model saw, in order."""
+        out: list[Any] = []
+        for message in self.seen[-1]:
+            for part in message.parts:
+                if part.part_kind in ("tool-return", "retry-prompt", "retry-feedback"):
+                    out.append(getattr(part, "content", None))
+        return out
+
+
+def tool(name: str, **args: Any) -> Step:
+    return ("tool", (name, args))
+
+
+def final(text: str) -> Step:
+    return ("final", text)
+
+
+# -- Evolve fakes: FunctionModels that read the prompt, and a clock ---------------------------------
+
+TRAIN = [{"question": f"{a} + {2 * a}", "answer": 3 * a} for a in range(1, 17)]
+"""Sixteen sums; compile splits them into eight for demos and eight for scoring."""
+
+CAREFUL = "Add the two numbers carefully."
+"""What the fake meta model proposes; the fake answers better when its instructions say 'carefully'."""
+
+
+def system_prompt(messages: list[ModelMessage]) -> str:
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    return next(p.content for p in first.parts if isinstance(p, SystemPromptPart))
+
+
+def user_prompt(messages: list[ModelMessage]) -> str:
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    return next(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
+
+
+def reply(args: dict[str, Any], *, input_tokens: int = 10, output_tokens: int = 5) -> ModelResponse:
+    """A call of the output tool ``final_result`` with ``args``."""
+    usage = RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+    return ModelResponse(parts=[ToolCallPart("final_result", args)], usage=usage)
+
+
+def output_properties(info: AgentInfo) -> list[str]:
+    """The fields of the output tool's schema, in order."""
+    return list(info.output_tools[0].parameters_json_schema["properties"])
+
+
+class Adder:
+    """The model behind the compile tests: sums ``a + b``, better with help, best (and dearest) when reasoning.
+
+    - plain predict: one too many whenever ``a`` is odd (score 0.5 on ``TRAIN``);
+    - predict with demos in the prompt, or "carefully" in the instructions: wrong only when ``a % 4 == 1``;
+    - chain of thought: always right, with 100 output tokens of reasoning, so the best variant is the expensive one;
+    - asked for instructions (``ProposeInstructions``): proposes ``CAREFUL``.
+
+    ``broken_reasoning=True`` makes every chain-of-thought answer "many", which never validates as an int.
+    """
+
+    def __init__(self, *, broken_reasoning: bool = False, name: str = "adder") -> None:
+        self.broken_reasoning = broken_reasoning
+        self.calls = 0
+        self.model = FunctionModel(self, model_name=name)
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.calls += 1
+        system = system_prompt(messages)
+        if "You improve the instructions" in system:
+            return reply({"new_instructions": CAREFUL})
+        a, b = (int(n) for n in re.findall(r"\d+", user_prompt(messages)))
+        tokens = len(system) // 4
+        if "reasoning" in output_properties(info):
+            answer: Any = "many" if self.broken_reasoning else a + b
+            return reply({"reasoning": f"{a} plus {b}", "answer": answer}, input_tokens=tokens, output_tokens=105)
+        helped = "Example 1" in system or "carefully" in system
+        wrong = a % 4 == 1 if helped else a % 2 == 1
+        return reply({"answer": a + b + int(wrong)}, input_tokens=tokens)
+
+
+class FakeClock:
+    """Stands in for ``time`` in ``chrysalis.evolve.predict``: every reading advances by a step.
+
+    Steps are multiples of 1/1024 s, so differences are exact and latencies never depend on float noise.
+    With ``jitter``, each step is a random 1 to 8 ticks (from ``random.Random(jitter)``), as a busy machine would give.
+    """
+
+    TICK = 1 / 1024
+
+    def __init__(self, jitter: int | None = None) -> None:
+        self.now = 0.0
+        self._rng = random.Random(jitter) if jitter is not None else None
+
+    def monotonic(self) -> float:
+        self.now += self.TICK * (self._rng.randint(1, 8) if self._rng else 1)
+        return self.now
+
+
+# -- The chrysalis command as a user runs it --------------------------------------------------------
+
+CHRYSALIS = [sys.executable, "-m", "chrysalis"]
+CLI_HANG_GUARD = 120
+"""Seconds before a ``chrysalis`` subprocess counts as hung; the slowest test run takes a few seconds."""
+
+
+def chrysalis(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``chrysalis ARGS`` in a subprocess (no stdin), with this process's environment plus ``env``."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*CHRYSALIS, *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_HANG_GUARD,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def assert_clean_error(done: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
+    """The command exited with ``code``, printed no traceback, and said each of ``needles`` on stderr."""
+    assert done.returncode == code, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    for needle in needles:
+        assert needle in done.stderr, done.stderr
+
+
+PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
+"""API keys no test may see (the autouse ``chrysalis_home`` fixture removes them)."""
+
+
+# -- Tools ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WriteLog:
+    """Records before_write calls, with whether the file existed and its content at that moment."""
+
+    calls: list[tuple[Path, str | None]] = field(default_factory=list[tuple[Path, str | None]])
+
+    def __call__(self, path: Path) -> None:
+        self.calls.append((path, path.read_text() if path.exists() else None))
+
+    @property
+    def paths(self) -> list[Path]:
+        return [path for path, _ in self.calls]
+
+
+# -- The embedded model and the benchmarks -----------------------------------------------------------
+
+E2E_MODEL = "qwen2.5-coder-0.5b"
+"""The model the end-to-end tests run."""
+
+REAL_MODEL_CACHE = Path(os.environ[MODEL_CACHE_ENV]) if os.environ.get(MODEL_CACHE_ENV) else chrysalis_home() / "models"
+"""The weights cache in effect when the test session started: ``$CHRYSALIS_MODEL_CACHE``, else
+``$CHRYSALIS_HOME/models`` (``make test`` fetches the 0.5B weights there first). Read at import time,
+before the autouse fixture replaces ``CHRYSALIS_HOME`` with a temporary folder and clears the rest."""
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def load_bench_module(name: str) -> ModuleType:
+    """Import ``bench/NAME.py`` by path: bench/ is a folder of scripts, not a package."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
