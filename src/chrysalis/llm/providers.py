@@ -117,7 +117,9 @@ def _openai_chat_model(name: ModelName, endpoint: tuple[str | None, str], policy
 
     base_url, api_key = endpoint
     http = _http_client(policy)
-    client = LeanAsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http)
+    client = LeanAsyncOpenAI(
+        api_key=api_key, base_url=base_url, max_retries=0, timeout=REQUEST_TIMEOUT, http_client=http
+    )
     provider: Any
     if name.provider == "openrouter":
         provider = OpenRouterProvider(openai_client=client)
