@@ -99,9 +99,7 @@ def test_the_configured_test_command_is_the_check(workspace: Path) -> None:
 def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import chrysalis.tools.shell as shell
-
-    monkeypatch.setattr(shell.shutil, "which", lambda _name: None)  # no bubblewrap on this machine
+    monkeypatch.setattr(shutil, "which", lambda _name: None)  # no bubblewrap on this machine
     script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
     result, events = run(workspace, script, level=2, yes=True)  # level 2: the check runs in the sandbox
     assert not result.success and result.verified is False

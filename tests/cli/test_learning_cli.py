@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -31,7 +32,7 @@ def log(stores: Stores, model: str, kind: str, successes: int, failures: int, pr
         )  # fmt: skip
 
 
-def run_auto(workspace: Path, server: ScriptedOpenAIServer, *extra: str) -> list[dict[str, object]]:
+def run_auto(workspace: Path, server: ScriptedOpenAIServer, *extra: str) -> list[dict[str, Any]]:
     done = chrysalis(
         "run", "explain calc.py", "--json", "--model", "auto", "--base-url", server.base_url,
         "--workspace", str(workspace), *extra,

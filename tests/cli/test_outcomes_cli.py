@@ -23,7 +23,10 @@ from tests.helpers import assert_clean_error, chrysalis
 def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> None:
     workspace = tmp_path / "notes"
     workspace.mkdir()
-    script = [ScriptedReply.tool_call("write_file", {"path": "hello.txt", "content": "hello\n"}), "Wrote hello.txt."]
+    script: list[ScriptedReply | str] = [
+        ScriptedReply.tool_call("write_file", {"path": "hello.txt", "content": "hello\n"}),
+        "Wrote hello.txt.",
+    ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis("run", "write hello.txt", "--base-url", server.base_url, "--model", "scripted",
                          "--level", "2", "--yes", "--json", "--workspace", str(workspace))  # fmt: skip
@@ -46,7 +49,7 @@ def test_a_budget_on_an_unpriced_model_exits_2_naming_the_model_and_the_prices_t
 def test_a_priced_model_from_the_prices_table_is_charged_and_stopped_by_its_budget(workspace: Path) -> None:
     (workspace / ".chrysalis").mkdir()
     (workspace / ".chrysalis" / "config.toml").write_text('[prices]\n"bench" = { input = 100000.0, output = 0.0 }\n')
-    script = [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), "done"]
+    script: list[ScriptedReply | str] = [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), "done"]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis("run", "look", "--base-url", server.base_url, "--model", "bench", "--budget", "0.01",
                          "--json", "--workspace", str(workspace))  # fmt: skip

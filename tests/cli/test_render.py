@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from rich.console import Console
 
-from chrysalis.agent.events import RunResult, Start, TextDelta, ToolCall
+from chrysalis.agent.events import Event, RunResult, Start, TextDelta, ToolCall
 from chrysalis.cli.render import RichRenderer
 
 
-def render(*events: object) -> str:
+def render(*events: Event) -> str:
     out = io.StringIO()
     renderer = RichRenderer(Console(file=out, width=100, highlight=False, color_system=None))
     for event in events:
-        renderer(event)  # type: ignore[arg-type]
+        renderer(event)
     return out.getvalue()
 
 
@@ -44,9 +45,9 @@ def test_text_before_a_tool_call_ends_its_line_and_an_unstreamed_answer_is_print
     assert "✔ All good." in shown
 
 
-def start(**extra: object) -> Start:
+def start(**extra: Any) -> Start:
     return Start(run_id="r", task="t", model="model-b", mode="code", level=2, workspace="/ws", task_type="fix",
-                 profile="coder", profile_reason="the default for embedded models", **extra)  # type: ignore[arg-type]  # fmt: skip
+                 profile="coder", profile_reason="the default for embedded models", **extra)  # fmt: skip
 
 
 def test_start_names_the_tool_profile_and_why() -> None:

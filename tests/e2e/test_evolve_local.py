@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 
 import chrysalis as cf
+from chrysalis.evolve.signature import InputField, OutputField, Signature
 from tests.helpers import E2E_MODEL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
 
 
-class Sum(cf.Signature):
+class Sum(Signature):
     """Add the two numbers."""
 
-    question: str = cf.InputField()
-    answer: int = cf.OutputField(desc="just the number")
+    question: str = InputField()
+    answer: int = OutputField(desc="just the number")
 
 
 def test_predict_returns_a_typed_answer_on_the_embedded_model() -> None:

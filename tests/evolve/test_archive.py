@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from chrysalis import ModuleArchive, Phenotype, Predict, Signature
-from chrysalis.evolve.archive import Point, pareto_front
+from chrysalis.evolve.archive import ModuleArchive, Phenotype, Point, pareto_front
+from chrysalis.evolve.module import Predict
+from chrysalis.evolve.signature import Signature
 
 SIG = Signature.parse("question -> answer: int", name="Sum")
 
@@ -84,8 +87,12 @@ def test_ties_in_score_go_to_cheaper_then_shorter_then_faster(
     loser: dict[str, float], winner: dict[str, float]
 ) -> None:
     same = {"cost": 0.1, "tokens": 100.0, "latency": 11.0}
-    lose = point("lose", 0.8, **{**same, **loser})  # type: ignore[arg-type]
-    win = point("win", 0.8, **{**same, **winner})  # type: ignore[arg-type]
+
+    def tied(tag: str, changed: dict[str, float]) -> Point:
+        values = {**same, **changed}
+        return point(tag, 0.8, cost=values["cost"], tokens=values["tokens"], latency=values["latency"])
+
+    lose, win = tied("lose", loser), tied("win", winner)
     far = [point(f"far{i}", 0.1, cost=9.0, latency=90, tokens=900) for i in range(2)]
     found = archive(lose, win, *far)
     assert found.elites()[("cheap", "fast", "compact")].id == win.id
@@ -117,7 +124,7 @@ def test_get_unknown_id_lists_the_ids() -> None:
 
 
 def test_phenotype_measure_aggregates_per_example_results() -> None:
-    results = [
+    results: list[dict[str, Any]] = [
         {"score": 1.0, "latency_ms": 10.0, "cost_usd": 0.25, "tokens": 100, "error": None},
         {"score": 0.0, "latency_ms": 30.0, "cost_usd": 0.5, "tokens": 300, "error": "bad int"},
         {"score": 0.5, "latency_ms": 20.0, "cost_usd": 0.0, "tokens": 200, "error": None},

@@ -18,9 +18,11 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import chrysalis
-from chrysalis import CompiledModule, ModuleArchive, Predict
 from chrysalis.evolve import predict
-from chrysalis.evolve.compile import CompileProgress
+from chrysalis.evolve.archive import ModuleArchive
+from chrysalis.evolve.compile import CompiledModule, CompileProgress
+from chrysalis.evolve.compile import compile as compile_module
+from chrysalis.evolve.module import Predict
 from chrysalis.evolve.predict import render_system
 from tests.helpers import CAREFUL, TRAIN, Adder, FakeClock, reply, system_prompt
 
@@ -48,9 +50,7 @@ def compiled(compiled_home: Path) -> CompiledModule:
     """One default compile, shared by the tests that only read its result; saved as 'adder' in its own home."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(predict, "time", FakeClock())
-        return chrysalis.compile(
-            Predict(SHORTHAND), TRAIN, "exact", model=Adder().model, home=compiled_home, name="adder"
-        )
+        return compile_module(Predict(SHORTHAND), TRAIN, "exact", model=Adder().model, home=compiled_home, name="adder")
 
 
 # (1) compile improves on the base module
@@ -97,10 +97,10 @@ def test_variants_that_do_not_help_on_their_minibatch_stay_out_of_the_archive(co
 def test_a_screened_out_variant_costs_its_minibatch_not_the_dev_set() -> None:
     # Broken reasoning never validates: screened, chain of thought costs 3 rollouts instead of 8.
     options: dict[str, Any] = {"iterations": 0, "mutations": (), "generated": 0, "save": False}
-    screened = chrysalis.compile(
+    screened = compile_module(
         Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=3, **options
     )
-    unscreened = chrysalis.compile(
+    unscreened = compile_module(
         Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=0, **options
     )
     assert [p.module.strategy for p in screened.archive.points] == ["predict", "predict"]
@@ -118,7 +118,7 @@ def test_an_accepted_variant_reuses_its_minibatch_rollouts_for_the_dev_set() -> 
         return adder(messages, info)
 
     options: dict[str, Any] = {"iterations": 0, "mutations": (), "generated": 0, "save": False, "minibatch": 3}
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=FunctionModel(counting), **options)
+    result = compile_module(Predict(SHORTHAND), TRAIN, model=FunctionModel(counting), **options)
     # The minibatch holds the demos variant's failures, so always-right reasoning beats it there.
     assert result.best.strategy == "chain-of-thought" and result.archive.best.phenotype.score == 1.0
     assert reasoning_calls == DEV_SIZE
@@ -147,7 +147,7 @@ def test_a_sentence_priority_picks_from_the_compiled_archive(compiled: CompiledM
 @pytest.mark.parametrize("rollouts", [2 * DEV_SIZE, 30, 60])
 def test_the_rollout_budget_is_never_exceeded_and_the_archive_is_usable(rollouts: int) -> None:
     adder, seen = Adder(), list[CompileProgress]()
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=adder.model, rollouts=rollouts, progress=seen.append)
+    result = compile_module(Predict(SHORTHAND), TRAIN, model=adder.model, rollouts=rollouts, progress=seen.append)
     assert adder.calls <= rollouts
     assert all(p.rollouts <= rollouts for p in seen)
     assert seen[-1].rollout_budget == rollouts and seen[-1].phase == "done"
@@ -156,7 +156,7 @@ def test_the_rollout_budget_is_never_exceeded_and_the_archive_is_usable(rollouts
 
 
 def test_the_smallest_allowed_budget_still_measures_the_base_module() -> None:
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, rollouts=DEV_SIZE)
+    result = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, rollouts=DEV_SIZE)
     assert [p.operator for p in result.archive.points] == ["seed"]
 
 
@@ -170,17 +170,17 @@ def test_validation_retries_are_part_of_a_rollout_and_counted_as_model_calls() -
         retrying = isinstance(messages[-1], ModelRequest) and isinstance(messages[-1].parts[0], ToolReturnPart)
         return adder(messages, info) if retrying or "You improve" in system_prompt(messages) else reply({"answer": "?"})
 
-    compiled = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=FunctionModel(late), rollouts=30)
+    compiled = compile_module(Predict(SHORTHAND), TRAIN, model=FunctionModel(late), rollouts=30)
     meta = compiled.archive.meta
     assert meta["rollouts"] <= 30 and meta["model_calls"] == calls > meta["rollouts"]
 
 
 def test_a_usd_budget_stops_the_compile_early() -> None:
     unlimited, limited = Adder(name="gpt-4o-mini"), Adder(name="gpt-4o-mini")
-    full = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=unlimited.model, save=False)
+    full = compile_module(Predict(SHORTHAND), TRAIN, model=unlimited.model, save=False)
     spent = full.archive.meta["cost_usd"]
     assert spent > 0
-    cut = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=limited.model, budget_usd=spent / 4, save=False)
+    cut = compile_module(Predict(SHORTHAND), TRAIN, model=limited.model, budget_usd=spent / 4, save=False)
     assert limited.calls < unlimited.calls
     assert cut.archive.points and cut.archive.meta["cost_usd"] < spent / 2
 
@@ -189,8 +189,8 @@ def test_a_usd_budget_stops_the_compile_early() -> None:
 
 
 def test_the_same_seed_in_fresh_homes_gives_the_same_archive(tmp_path: Path) -> None:
-    one = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=tmp_path / "one")
-    two = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=tmp_path / "two")
+    one = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=tmp_path / "one")
+    two = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=tmp_path / "two")
     assert summary(one.archive) == summary(two.archive)
 
 
@@ -201,13 +201,13 @@ def test_the_same_seed_gives_the_same_archive_whatever_the_latencies(
     for jitter in (1, 2):  # two runs on a busy machine: same inputs, different timings
         monkeypatch.setattr(predict, "time", FakeClock(jitter=jitter))
         home = tmp_path / str(jitter)
-        archives.append(chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=home).archive)
+        archives.append(compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=7, home=home).archive)
     assert summary(archives[0]) == summary(archives[1])
 
 
 def test_a_different_seed_gives_a_different_split(tmp_path: Path) -> None:
-    one = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=1, home=tmp_path / "a")
-    two = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=2, home=tmp_path / "b")
+    one = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=1, home=tmp_path / "a")
+    two = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, seed=2, home=tmp_path / "b")
     assert one.archive.meta["compile_key"] != two.archive.meta["compile_key"]
     assert one.archive.get(Predict(SHORTHAND).id).phenotype != two.archive.get(Predict(SHORTHAND).id).phenotype
 
@@ -226,15 +226,15 @@ def test_an_interrupted_compile_resumes_from_its_finished_rollouts(tmp_path: Pat
         return exact_answer(example, prediction)
 
     with pytest.raises(chrysalis.MetricError, match=r"ZeroDivisionError: metric bug on dev example \d"):
-        chrysalis.compile(Predict(SHORTHAND), TRAIN, metric, model=Adder().model)
+        compile_module(Predict(SHORTHAND), TRAIN, metric, model=Adder().model)
     with pytest.raises(KeyError):
         ModuleArchive.load("Shorthand")  # nothing saved by the interrupted run
 
     broken = False
     resumed_model, seen = Adder(), list[CompileProgress]()
-    resumed = chrysalis.compile(Predict(SHORTHAND), TRAIN, metric, model=resumed_model.model, progress=seen.append)
+    resumed = compile_module(Predict(SHORTHAND), TRAIN, metric, model=resumed_model.model, progress=seen.append)
     fresh_model = Adder()
-    fresh = chrysalis.compile(Predict(SHORTHAND), TRAIN, metric, model=fresh_model.model, home=tmp_path)
+    fresh = compile_module(Predict(SHORTHAND), TRAIN, metric, model=fresh_model.model, home=tmp_path)
 
     assert seen[-1].replayed == 24
     assert resumed_model.calls == fresh_model.calls - 24
@@ -242,9 +242,9 @@ def test_an_interrupted_compile_resumes_from_its_finished_rollouts(tmp_path: Pat
 
 
 def test_rerunning_a_finished_compile_replays_everything() -> None:
-    chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder().model, iterations=1)
+    compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, iterations=1)
     again, seen = Adder(), list[CompileProgress]()
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=again.model, iterations=1, progress=seen.append)
+    result = compile_module(Predict(SHORTHAND), TRAIN, model=again.model, iterations=1, progress=seen.append)
     assert again.calls == 0
     assert seen[-1].replayed == seen[-1].rollouts > 0
     assert result.archive.version == 2
@@ -272,17 +272,17 @@ def test_bad_inputs_are_value_errors_saying_what_is_wrong(
 ) -> None:
     adder = Adder()
     with pytest.raises(ValueError, match=re.escape(message)):
-        chrysalis.compile(Predict(SHORTHAND), trainset, model=adder.model, **options)
+        compile_module(Predict(SHORTHAND), trainset, model=adder.model, **options)
     assert adder.calls == 0
 
 
 def test_a_small_trainset_is_both_demo_source_and_dev_set() -> None:
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0)
+    result = compile_module(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0)
     assert (result.archive.meta["train"], result.archive.meta["dev"]) == (3, 3)
 
 
 def test_a_given_devset_is_where_variants_are_scored() -> None:
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN[:4], devset=TRAIN[4:6], model=Adder().model, iterations=0)
+    result = compile_module(Predict(SHORTHAND), TRAIN[:4], devset=TRAIN[4:6], model=Adder().model, iterations=0)
     assert (result.archive.meta["train"], result.archive.meta["dev"]) == (4, 2)
 
 
@@ -298,12 +298,12 @@ def test_the_archive_is_saved_and_load_gives_the_same_best(compiled: CompiledMod
 
 
 def test_compile_saves_under_the_signature_name_by_default() -> None:
-    chrysalis.compile(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0)
+    compile_module(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0)
     assert ModuleArchive.load("Shorthand").version == 1
 
 
 def test_save_false_saves_nothing() -> None:
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0, save=False)
+    result = compile_module(Predict(SHORTHAND), TRAIN[:3], model=Adder().model, iterations=0, save=False)
     assert result.archive.version is None
     with pytest.raises(KeyError):
         ModuleArchive.load("Shorthand")
@@ -314,7 +314,7 @@ def test_save_false_saves_nothing() -> None:
 
 def test_variants_whose_outputs_never_validate_score_zero_and_compile_finishes() -> None:
     # Without screening, so the broken variants are scored on the whole dev set.
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=0)
+    result = compile_module(Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True).model, minibatch=0)
     reasoning = [p for p in result.archive.points if p.module.strategy == "chain-of-thought"]
     assert reasoning
     assert all(p.phenotype.score == 0.0 and p.phenotype.errors == DEV_SIZE for p in reasoning)
@@ -324,7 +324,7 @@ def test_variants_whose_outputs_never_validate_score_zero_and_compile_finishes()
 
 
 def test_calls_whose_outputs_fail_validation_are_still_paid_for() -> None:
-    result = chrysalis.compile(
+    result = compile_module(
         Predict(SHORTHAND), TRAIN, model=Adder(broken_reasoning=True, name="gpt-4o-mini").model, save=False, minibatch=0
     )
     reasoning = [p for p in result.archive.points if p.module.strategy == "chain-of-thought"]
@@ -353,7 +353,7 @@ def test_calling_with_a_priority_runs_the_chosen_variant(compiled: CompiledModul
 
 def test_a_compiled_module_calls_the_compile_model_by_default() -> None:
     adder = Adder()
-    result = chrysalis.compile(Predict(SHORTHAND), TRAIN[:3], model=adder.model, iterations=0, save=False)
+    result = compile_module(Predict(SHORTHAND), TRAIN[:3], model=adder.model, iterations=0, save=False)
     before = adder.calls
     assert result(question="1 + 2").answer == 3
     assert adder.calls == before + 1
@@ -361,7 +361,7 @@ def test_a_compiled_module_calls_the_compile_model_by_default() -> None:
 
 def test_example_values_are_checked_and_coerced_to_the_field_types() -> None:
     with pytest.raises(ValueError, match=r"trainset\[1\] field 'answer' is 'four', which is not a int"):
-        chrysalis.compile(Predict(SHORTHAND), [TRAIN[0], {**TRAIN[1], "answer": "four"}], save=False)
+        compile_module(Predict(SHORTHAND), [TRAIN[0], {**TRAIN[1], "answer": "four"}], save=False)
     coerced = [{**row, "answer": str(row["answer"])} for row in TRAIN]
-    compiled = chrysalis.compile(Predict(SHORTHAND), coerced, model=Adder().model, save=False, iterations=0)
+    compiled = compile_module(Predict(SHORTHAND), coerced, model=Adder().model, save=False, iterations=0)
     assert compiled.archive.best.phenotype.score > 0

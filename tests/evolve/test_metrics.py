@@ -78,7 +78,7 @@ def test_json_compares_values_not_spelling(expected: Any, got: Any, score: float
 
 def test_a_function_is_a_custom_metric_named_after_it() -> None:
     def close_enough(example: Mapping[str, Any], prediction: Mapping[str, Any]) -> bool:
-        return abs(example["answer"] - prediction["answer"]) <= 1
+        return bool(abs(example["answer"] - prediction["answer"]) <= 1)
 
     name, fn = resolve_metric(close_enough, ["answer"])
     assert name.startswith("custom:") and name.endswith("close_enough")
@@ -91,9 +91,13 @@ def test_an_unknown_metric_name_lists_the_allowed_ones() -> None:
         resolve_metric("accuracy", ["answer"])
 
 
+NOT_A_METRIC: Any = 3
+"""What a caller without a type checker might pass."""
+
+
 def test_a_metric_that_is_neither_name_nor_function_is_refused() -> None:
     with pytest.raises(ValueError, match=r"a name \(exact, f1, json\) or a function, got 3"):
-        resolve_metric(3, ["answer"])  # type: ignore[arg-type]
+        resolve_metric(NOT_A_METRIC, ["answer"])
 
 
 def test_a_metric_that_raises_is_a_metric_error_naming_the_example() -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from chrysalis import ChainOfThought, InputField, Module, OutputField, Predict, Signature
+from chrysalis.evolve.module import ChainOfThought, Module, Predict
+from chrysalis.evolve.signature import InputField, OutputField, Signature
 
 SHORTHAND = "question -> answer: int"
 DEMO = {"question": "1 + 1", "answer": 2}
@@ -61,9 +62,13 @@ def test_demos_keep_only_the_signature_fields() -> None:
     assert module.demos == (DEMO,)
 
 
+UNTYPED_STRATEGY: Any = "react"
+"""What a caller without a type checker might pass."""
+
+
 def test_an_unknown_strategy_is_a_value_error_listing_the_strategies() -> None:
     with pytest.raises(ValueError, match="'react' is not one of predict, chain-of-thought"):
-        Module(SHORTHAND, strategy="react")  # type: ignore[arg-type]
+        Module(SHORTHAND, strategy=UNTYPED_STRATEGY)
 
 
 def test_a_signature_without_fields_is_refused() -> None:

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
@@ -15,6 +15,7 @@ from chrysalis import config
 from chrysalis.errors import ModelError
 from chrysalis.evolve import predict
 from chrysalis.evolve.predict import model_id, render_system
+from chrysalis.evolve.signature import InputField, OutputField, Signature
 from chrysalis.llm import pricing, providers
 from tests.helpers import output_properties, reply, system_prompt, user_prompt
 
@@ -56,7 +57,9 @@ def test_a_wrong_type_is_retried_once_with_the_validation_error() -> None:
     assert len(fake.requests) == 2
     retry = fake.requests[1][-1]
     assert isinstance(retry, ModelRequest)
-    feedback = str(retry.parts[0].content)
+    part = retry.parts[0]
+    assert isinstance(part, ToolReturnPart)  # the retry answers the output tool call
+    feedback = str(part.content)
     assert "answer" in feedback and "valid integer" in feedback and "'four'" in feedback
 
 
@@ -137,11 +140,11 @@ def test_a_missing_field_on_the_prediction_is_an_attribute_error_listing_fields(
 
 
 def test_instructions_descriptions_and_demos_are_in_the_system_prompt() -> None:
-    class Sum(chrysalis.Signature):
+    class Sum(Signature):
         """Add the numbers."""
 
-        question: str = chrysalis.InputField(desc="two numbers and a plus")
-        answer: int = chrysalis.OutputField(desc="just the number")
+        question: str = InputField(desc="two numbers and a plus")
+        answer: int = OutputField(desc="just the number")
 
     fake = Recorder({"answer": 5})
     module = chrysalis.Predict(Sum, demos=[{"question": "1 + 1", "answer": 2}, {"question": "2 + 5", "answer": 7}])

@@ -7,11 +7,20 @@ import asyncio
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis import Predict
+from chrysalis.evolve.module import Predict
 from chrysalis.evolve.reflect import describe_failures, propose
 from tests.helpers import reply, system_prompt, user_prompt
 
 MODULE = Predict("question -> answer: int", instructions="Add.")
+
+
+def proposing(text: str) -> FunctionModel:
+    """A meta model that proposes ``text`` as the new instructions."""
+
+    def meta(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return reply({"new_instructions": text})
+
+    return FunctionModel(meta)
 
 
 def test_failures_show_inputs_expected_and_what_the_model_gave() -> None:
@@ -52,5 +61,4 @@ def test_propose_asks_the_meta_model_with_the_task_and_failures() -> None:
 
 def test_a_proposal_equal_to_the_current_instructions_or_empty_is_unusable() -> None:
     for proposal in ("Add.", "   ", "x" * 2000):
-        model = FunctionModel(lambda m, i, text=proposal: reply({"new_instructions": text}))
-        assert asyncio.run(propose(MODULE, "", model=model))[0] is None
+        assert asyncio.run(propose(MODULE, "", model=proposing(proposal)))[0] is None

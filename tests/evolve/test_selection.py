@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from chrysalis import ModuleArchive, Phenotype, Predict, Signature
 from chrysalis.evolve import selection
-from chrysalis.evolve.archive import Point
+from chrysalis.evolve.archive import ModuleArchive, Phenotype, Point
+from chrysalis.evolve.module import Predict
 from chrysalis.evolve.selection import select
+from chrysalis.evolve.signature import Signature
 from chrysalis.llm.embeddings import LexicalEmbedder, cosine
 
 SIG = Signature.parse("question -> answer: int", name="Sum")
@@ -110,7 +113,7 @@ def test_an_unrecognised_sentence_takes_the_best_score(grid: ModuleArchive) -> N
 
 def test_a_custom_embedder_is_used() -> None:
     class Constant:
-        def embed(self, texts: list[str]) -> list[list[float]]:
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
             return [[1.0, 0.0] for _ in texts]
 
     pair = ModuleArchive("sum", SIG, [ACCURATE, BARGAIN])

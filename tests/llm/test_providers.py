@@ -92,7 +92,7 @@ def test_local_model_loads_the_embedded_backend_lazily(monkeypatch: pytest.Monke
             return ScriptedChatBackend(["hi"], name=model)
 
     module = type(sys)("chrysalis.llm.local.llama_backend")
-    module.LlamaCppBackend = FakeLlama  # type: ignore[attr-defined]
+    vars(module)["LlamaCppBackend"] = FakeLlama
     monkeypatch.setitem(sys.modules, "chrysalis.llm.local.llama_backend", module)
     built = build_model(settings("local:qwen2.5-coder-0.5b"), environ={})
     assert isinstance(built, TextToolModel)
