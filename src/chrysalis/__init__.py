@@ -26,6 +26,7 @@ _LAZY: dict[str, str] = {
     "Prediction": "chrysalis.evolve.module",
     "compile": "chrysalis.evolve.compile",
     "CompiledModule": "chrysalis.evolve.compile",
+    "CompileOptions": "chrysalis.evolve.options",
     "ModuleArchive": "chrysalis.evolve.archive",
     "Phenotype": "chrysalis.evolve.archive",
 }
@@ -34,6 +35,7 @@ __all__ = [
     "Agent",
     "ChainOfThought",
     "ChrysalisError",
+    "CompileOptions",
     "CompiledModule",
     "InputField",
     "MetricError",

@@ -156,8 +156,10 @@ def test_a_metric_that_raises_exits_2_naming_it(project: Path) -> None:
 @pytest.mark.parametrize(
     ("option", "needle"),
     [
-        (["--minibatch", "-1"], "minibatch must be 0 or more, got -1"),
-        (["--rollouts", "1"], "rollouts=1 is less than one evaluation of the dev set"),
+        (["--minibatch", "-1"], "--minibatch must be 0 or more, got -1."),
+        (["--k-demos", "-1"], "--k-demos must be 0 or more, got -1."),
+        (["--budget", "0"], "--budget must be a number of USD above 0, got 0.0."),
+        (["--rollouts", "1"], "--rollouts must be at least 4 to evaluate the base module once on the 4 dev examples"),
     ],
 )
 def test_bad_compile_options_exit_2_before_any_model_call(project: Path, option: list[str], needle: str) -> None:

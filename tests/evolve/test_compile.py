@@ -23,6 +23,7 @@ from chrysalis.evolve.archive import ModuleArchive
 from chrysalis.evolve.compile import CompiledModule, CompileProgress
 from chrysalis.evolve.compile import compile as compile_module
 from chrysalis.evolve.module import Predict
+from chrysalis.evolve.options import Budget, CompileOptions, OptionError, Search
 from chrysalis.evolve.predict import render_system
 from tests.helpers import CAREFUL, TRAIN, Adder, FakeClock, reply, system_prompt
 
@@ -261,8 +262,8 @@ def test_rerunning_a_finished_compile_replays_everything() -> None:
         ([TRAIN[0], "1 + 1 = 2"], {}, "trainset[1] is str, not a dict"),
         (TRAIN, {"devset": [{"answer": 2}]}, "devset[0] lacks the field(s) ['question']"),
         (TRAIN, {"metric": "accuracy"}, "metric 'accuracy' is unknown; use one of exact, f1, json"),
-        (TRAIN, {"rollouts": DEV_SIZE - 1}, f"rollouts={DEV_SIZE - 1} is less than one evaluation of the dev set"),
-        (TRAIN, {"devset": TRAIN[:3], "rollouts": 2}, "rollouts=2 is less than one evaluation of the dev set (3"),
+        (TRAIN, {"rollouts": DEV_SIZE - 1}, f"rollouts must be at least {DEV_SIZE} to evaluate the base module once"),
+        (TRAIN, {"devset": TRAIN[:3], "rollouts": 2}, "rollouts must be at least 3 to evaluate the base module"),
         (TRAIN, {"iterations": -1}, "iterations must be 0 or more"),
         (TRAIN, {"minibatch": -2}, "minibatch must be 0 or more, got -2"),
     ],
@@ -274,6 +275,61 @@ def test_bad_inputs_are_value_errors_saying_what_is_wrong(
     with pytest.raises(ValueError, match=re.escape(message)):
         compile_module(Predict(SHORTHAND), trainset, model=adder.model, **options)
     assert adder.calls == 0
+
+
+@pytest.mark.parametrize(
+    ("make", "given", "message"),
+    [
+        (Search, {"k_demos": -1}, "k_demos must be 0 or more, got -1"),
+        (Search, {"iterations": 2.5}, "iterations must be a whole number, 0 or more, got 2.5"),
+        (Search, {"mutations": "Be concise."}, "mutations must be a list of instruction strings"),
+        (Search, {"seed": None}, "seed must be a whole number, got None"),
+        (Budget, {"rollouts": 0}, "rollouts must be 1 or more, got 0"),
+        (Budget, {"budget_usd": 0}, "budget_usd must be a number of USD above 0, got 0"),
+        (CompileOptions, {"name": ""}, "name must be a non-empty string"),
+        (CompileOptions, {"budget": {"rollouts": 10}}, "budget must be a Budget(...), got {'rollouts': 10}"),
+        (CompileOptions().replace, {"minibatch": -2}, "minibatch must be 0 or more, got -2"),
+    ],
+)
+def test_bad_options_are_value_errors_naming_the_option_and_what_is_allowed(
+    make: Any, given: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(OptionError, match=re.escape(message)) as raised:
+        make(**given)
+    assert isinstance(raised.value, ValueError) and raised.value.option == next(iter(given))
+
+
+def test_an_unknown_keyword_is_a_type_error_that_lists_the_options() -> None:
+    adder = Adder()
+    expected = "unknown compile option(s) 'rollout' (did you mean 'rollouts'?); the options are k_demos, iterations"
+    with pytest.raises(TypeError, match=re.escape(expected)) as raised:
+        compile_module(Predict(SHORTHAND), TRAIN, model=adder.model, rollout=10)
+    assert str(raised.value).endswith("rollouts, budget_usd, name, save")
+    assert adder.calls == 0
+
+
+def test_an_options_object_and_keywords_make_the_same_compile() -> None:
+    options = CompileOptions(search=Search(iterations=0, seed=3), save=False)
+    by_object = compile_module(Predict(SHORTHAND), TRAIN, options=options, model=Adder().model)
+    by_keywords = compile_module(Predict(SHORTHAND), TRAIN, model=Adder().model, iterations=0, seed=3, save=False)
+    assert by_object.archive.meta["compile_key"] == by_keywords.archive.meta["compile_key"]
+    assert summary(by_object.archive) == summary(by_keywords.archive)
+    assert chrysalis.CompileOptions is CompileOptions and chrysalis.compile is compile_module
+
+
+def test_keywords_apply_over_an_options_object_without_changing_it() -> None:
+    options = CompileOptions(search=Search(iterations=0), budget=Budget(rollouts=100), save=False)
+    result = compile_module(Predict(SHORTHAND), TRAIN, options=options, model=Adder().model, rollouts=DEV_SIZE)
+    assert [p.operator for p in result.archive.points] == ["seed"]  # only the base fits DEV_SIZE rollouts
+    assert result.archive.version is None  # save=False from the object still holds
+    assert options.budget.rollouts == 100 and options.replace(seed=4).search == Search(iterations=0, seed=4)
+
+
+def test_mutations_are_kept_as_a_tuple_so_options_stay_immutable() -> None:
+    mutations = ["Be brief."]
+    search = Search(mutations=mutations)
+    mutations.append("Be long.")
+    assert search.mutations == ("Be brief.",) and hash(CompileOptions(search=search))
 
 
 def test_a_small_trainset_is_both_demo_source_and_dev_set() -> None:

@@ -164,7 +164,7 @@ def compile_(
     dev: Annotated[Path | None, typer.Option("--dev", help="Dev examples (default: half the train file).")] = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
-    rollouts: Annotated[int | None, typer.Option("--rollouts", help="Most model calls in all.")] = None,
+    rollouts: Annotated[int | None, typer.Option("--rollouts", help="Most rollouts (variant runs, proposals).")] = None,
     budget: Annotated[float | None, typer.Option("--budget", help="Most USD to spend.")] = None,
     iterations: Annotated[int, typer.Option("--iterations", help="MAP-Elites iterations.")] = 3,
     children: Annotated[int, typer.Option("--children", help="Children per iteration.")] = 3,
@@ -178,12 +178,16 @@ def compile_(
     """Compile a module: bootstrap demos, mutate instructions, MAP-Elites; saves a versioned archive."""
     from rich.console import Console
 
-    from chrysalis.cli.compile_cmd import compile_command
+    from chrysalis.cli.compile_cmd import compile_command, flag_errors
+    from chrysalis.evolve.options import Budget, CompileOptions, Search
 
-    options = {"dev": dev, "model": model, "base_url": base_url, "rollouts": rollouts, "budget_usd": budget,
-               "iterations": iterations, "children": children, "k_demos": k_demos, "minibatch": minibatch, "seed": seed,
-               "name": name}  # fmt: skip
-    raise typer.Exit(_guarded(lambda: compile_command(target, train, metric, options, Console())))
+    def command() -> int:
+        with flag_errors():  # a bad value exits 2 naming its flag
+            search = Search(k_demos=k_demos, iterations=iterations, children=children, minibatch=minibatch, seed=seed)
+            options = CompileOptions(search=search, budget=Budget(rollouts=rollouts, budget_usd=budget), name=name)
+        return compile_command(target, train, metric, options, Console(), dev=dev, model=model, base_url=base_url)
+
+    raise typer.Exit(_guarded(command))
 
 
 @app.command()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,37 +21,55 @@ from chrysalis.errors import UsageError
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from pydantic_ai.models import Model
     from rich.console import Console
 
     from chrysalis.evolve.compile import CompileProgress
+    from chrysalis.evolve.metrics import MetricFn
     from chrysalis.evolve.module import Module
+    from chrysalis.evolve.options import CompileOptions
 
-__all__ = ["compile_command", "load_examples", "load_target"]
+__all__ = ["compile_command", "flag_errors", "load_examples", "load_target"]
+
+_FLAGS = {"budget_usd": "--budget"}
+"""Options whose flag is not ``--`` and the option's name with dashes."""
 
 
-def compile_command(target: str, train: Path, metric: str, options: dict[str, Any], console: Console) -> int:
-    """Compile ``target`` on the examples in ``train``; 0 when an archive was made."""
+def compile_command(
+    target: str,
+    train: Path,
+    metric: str,
+    options: CompileOptions,
+    console: Console,
+    *,
+    dev: Path | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+) -> int:
+    """Compile ``target`` on the examples in ``train`` (``--dev``, ``--model``, ``--base-url`` as given); 0 when done.
+
+    The module's own model is used unless ``--model`` is given; ``--base-url`` sends it to that server.
+    """
     from chrysalis.config import load_settings
     from chrysalis.evolve.compile import compile as compile_module
 
     module, source = load_target(target)
     trainset = load_examples(train, "--train")
-    dev_path = options.pop("dev", None)
-    devset = load_examples(dev_path, "--dev") if dev_path is not None else None
+    devset = load_examples(dev, "--dev") if dev is not None else None
     metric_value = _metric(metric, source, target)
-    flags = {k: options.pop(k) for k in ("model", "base_url") if options.get(k) is not None}
-    settings = load_settings(flags)
-    model = settings.model if "model" in flags or module.model is None else module.model
+    settings = load_settings({"model": model, "base_url": base_url})
+    chosen: str | Model | None = settings.model if model is not None or module.model is None else module.model
     if settings.base_url is not None:
         from chrysalis.llm.providers import build_model
 
-        model = build_model(settings)
-    options = {k: v for k, v in options.items() if v is not None}
+        chosen = build_model(settings)
     progress, stop = _progress_bar()
     try:
-        compiled = compile_module(
-            module, trainset, metric_value, devset=devset, model=model, home=settings.home, progress=progress, **options
-        )
+        with flag_errors():
+            compiled = compile_module(
+                module, trainset, metric_value, options, devset=devset, model=chosen, home=settings.home,
+                progress=progress,
+            )  # fmt: skip
     except ValueError as exc:
         raise UsageError(f"{exc}.") from exc
     finally:
@@ -62,6 +82,21 @@ def compile_command(target: str, train: Path, metric: str, options: dict[str, An
         f"use it with `chrysalis.CompiledModule.load({compiled.archive.name!r})(..., priority='cheap')`"
     )
     return 0
+
+
+@contextmanager
+def flag_errors() -> Iterator[None]:
+    """Turn an ``OptionError`` into a ``UsageError`` that names the flag (``k_demos`` -> ``--k-demos``).
+
+    Wrap the making of an options object from flags, and the call that uses it, in this.
+    """
+    from chrysalis.evolve.options import OptionError
+
+    try:
+        yield
+    except OptionError as exc:
+        flag = _FLAGS.get(exc.option, "--" + exc.option.replace("_", "-"))
+        raise UsageError(f"{exc.naming(flag)}.") from exc
 
 
 def load_target(target: str) -> tuple[Module, ModuleType]:
@@ -133,14 +168,14 @@ def load_examples(path: Path, flag: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _metric(metric: str, source: ModuleType, target: str) -> Any:
+def _metric(metric: str, source: ModuleType, target: str) -> str | MetricFn:
     from chrysalis.evolve.metrics import METRICS
 
     if metric in METRICS:
         return metric
     if metric == "custom" or metric.startswith("custom:"):
         name = metric.partition(":")[2] or "metric"
-        fn = getattr(source, name, None)
+        fn: MetricFn | None = getattr(source, name, None)
         if not callable(fn):
             where = target.rpartition(":")[0]
             raise UsageError(f"--metric {metric} needs a function {name}(example, prediction) -> float in {where}")
@@ -148,7 +183,7 @@ def _metric(metric: str, source: ModuleType, target: str) -> Any:
     raise UsageError(f"--metric {metric!r} is unknown; use {', '.join(METRICS)}, custom or custom:FUNC")
 
 
-def _progress_bar() -> tuple[Any, Any]:
+def _progress_bar() -> tuple[Callable[[CompileProgress], None], Callable[[], None]]:
     """A rich progress bar on stderr fed by compile's progress reports, and a function to stop it."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
