@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent import evolution
+from chrysalis.agent.evolution import EvolveOptions
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.evolve.options import OptionError
 from chrysalis.stores import Stores
 from tests.helpers import assert_clean_error, chrysalis
 
@@ -85,7 +88,7 @@ def test_a_better_candidate_is_kept_as_a_new_version(stores: Stores, chrysalis_h
 def test_a_candidate_that_does_not_help_is_not_kept(stores: Stores, chrysalis_home: Path) -> None:
     record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
     model = fake_agent_models("Be quick.", [])
-    result = asyncio.run(evolution.evolve_agent(stores, model=model, candidates=1))
+    result = asyncio.run(evolution.evolve_agent(stores, EvolveOptions(candidates=1), model=model))
     assert result.kept is None and result.version is None
     assert stores.context.versions(AGENT_CONTEXT) == []
 
@@ -93,7 +96,7 @@ def test_a_candidate_that_does_not_help_is_not_kept(stores: Stores, chrysalis_ho
 def test_a_dry_run_scores_but_saves_nothing(stores: Stores, chrysalis_home: Path) -> None:
     record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
     model = fake_agent_models(LESSON, [])
-    result = asyncio.run(evolution.evolve_agent(stores, model=model, dry_run=True))
+    result = asyncio.run(evolution.evolve_agent(stores, EvolveOptions(dry_run=True), model=model))
     assert result.kept is not None and result.version is None
     assert stores.context.versions(AGENT_CONTEXT) == []
 
@@ -158,6 +161,31 @@ def test_cli_evolve_refuses_bad_counts(workspace: Path, flag: str, value: str, n
     assert_clean_error(chrysalis("evolve", flag, value, cwd=workspace), 2, needle)
 
 
-def test_evolve_agent_refuses_an_empty_replay_set(stores: Stores) -> None:
-    with pytest.raises(ValueError, match="replay must be 1 or more"):
-        asyncio.run(evolution.evolve_agent(stores, model=fake_agent_models(LESSON, []), replay=0))
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"replay": 0}, "replay must be 1 or more, got 0"),
+        ({"candidates": -1}, "candidates must be 0 or more, got -1"),
+        ({"replay": "6"}, "replay must be a whole number, 1 or more, got '6'"),
+        ({"margin": 1.5}, "margin must be a number from 0 to 1, got 1.5"),
+        ({"judge_model": " "}, "judge_model must be a non-empty string, got ' '"),
+        ({"dry_run": "yes"}, "dry_run must be True or False, got 'yes'"),
+    ],
+)
+def test_bad_evolve_options_are_value_errors_naming_the_option(given: dict[str, Any], message: str) -> None:
+    with pytest.raises(OptionError, match=re.escape(message)) as raised:
+        EvolveOptions(**given)
+    assert isinstance(raised.value, ValueError) and raised.value.option == next(iter(given))
+
+
+def test_a_judge_model_given_as_an_argument_scores_the_plans(stores: Stores) -> None:
+    record_failure(stores, "bad1", "fix subtract", "the change is unchecked")
+    calls: list[str] = []
+    judged: list[str] = []
+    judge = fake_agent_models(LESSON, judged)
+    options = EvolveOptions(candidates=1, judge_model="openai:never-used")  # the argument wins over the name
+    result = asyncio.run(
+        evolution.evolve_agent(stores, options, model=fake_agent_models(LESSON, calls), judge_model=judge)
+    )
+    assert "judge" not in calls and judged == ["judge", "judge"]
+    assert result.calls == len(calls) + len(judged)

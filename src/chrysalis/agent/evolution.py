@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.prompts import AGENT_CONTEXT
 from chrysalis.evolve.module import Module, Predict
+from chrysalis.evolve.options import OptionError, check_count
 from chrysalis.evolve.signature import InputField, OutputField, Signature
 from chrysalis.stores import Context, Stores
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENT_CONTEXT",
     "EvolutionResult",
+    "EvolveOptions",
     "Failure",
     "agent_module",
     "evolve_agent",
@@ -181,82 +183,121 @@ def _problem(events: list[dict[str, Any]]) -> str:
     return "; ".join(dict.fromkeys(notes))[:800]
 
 
+@dataclass(frozen=True, kw_only=True)
+class EvolveOptions:
+    """What one ``evolve_agent`` step tries and whether it saves; the stores and the models are arguments."""
+
+    candidates: int = 2
+    """Proposals the meta model writes and the judge scores (0 scores only the current lessons); 2 by default."""
+    replay: int = 6
+    """Logged failures, newest first, that every candidate is scored on; at least 1, 6 by default."""
+    margin: float = 0.05
+    """How much, from 0 to 1, a candidate's mean judge score must beat the current lessons' by; 0.05 by default."""
+    priority: str | None = None
+    """Picks the compiled variant of the agent's own modules (``agent.planner`` ...), if any; the best by default."""
+    dry_run: bool = False
+    """Score the candidates but save nothing; False by default."""
+    judge_model: str | None = None
+    """The model that scores plans, by name (``provider:name``); the proposing model by default."""
+
+    def __post_init__(self) -> None:
+        check_count("candidates", self.candidates)
+        check_count("replay", self.replay, least=1)
+        margin = self.margin
+        if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin <= 1:
+            raise OptionError("margin", margin, "a number from 0 to 1")
+        for option in ("priority", "judge_model"):
+            value = getattr(self, option)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise OptionError(option, value, "a non-empty string")
+        if not isinstance(self.dry_run, bool):
+            raise OptionError("dry_run", self.dry_run, "True or False")
+
+
 async def evolve_agent(
     stores: Stores,
+    options: EvolveOptions | None = None,
     *,
     model: str | Model | None = None,
     judge_model: str | Model | None = None,
-    candidates: int = 2,
-    replay: int = 6,
-    margin: float = 0.05,
-    priority: str | None = None,
-    dry_run: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> EvolutionResult:
     """Propose lessons from logged failures, score them against the current ones, keep a better one.
 
     Args:
         stores: Where the traces are read and the ``agent`` context is versioned.
+        options: How many candidates, the replay set, the margin, the priority, a dry run
+            (``EvolveOptions()`` by default).
         model: Writes proposals and plans (the configured model by default).
-        judge_model: Scores plans; ``model`` by default.
-        candidates: How many proposals to score.
-        replay: How many logged failures form the replay set.
-        margin: How much a candidate's mean score must beat the current one's.
-        priority: Picks the compiled variant of the agent's own modules, if any.
-        dry_run: Score but do not save.
+        judge_model: Scores plans: this model, else ``options.judge_model``, else ``model``.
         progress: Receives one line per step.
     """
-    if replay < 1 or candidates < 0:
-        raise ValueError(
-            f"replay must be 1 or more and candidates 0 or more, got replay={replay}, candidates={candidates}"
-        )
+    options = options if options is not None else EvolveOptions()
     say = progress or (lambda _line: None)
-    failures = logged_failures(stores, limit=max(replay, 1))
+    failures = logged_failures(stores, limit=options.replay)
     if not failures:
         return EvolutionResult(0, 0, None, (), None, None, 0)
     current = stores.context.load(AGENT_CONTEXT)
-    proposer = agent_module("proposer", stores, priority=priority)
-    planner = agent_module("planner", stores, priority=priority)
-    judge = agent_module("judge", stores, priority=priority)
-    calls = 0
-
-    async def score(lessons: str, hints: str) -> Candidate:
-        nonlocal calls
-        results: list[float] = []
-        for failure in failures[:replay]:
-            plan = await planner.acall(model=model, lessons=lessons or "(none)", tool_hints=hints or "(none)",
-                                       task=failure.task)  # fmt: skip
-            verdict = await judge.acall(model=judge_model or model, task=failure.task, known_failure=failure.problem,
-                                        plan=str(plan.plan))  # fmt: skip
-            calls += 2
-            results.append(min(1.0, max(0.0, float(verdict.score))))
-        return Candidate(lessons, hints, statistics.fmean(results), tuple(results))
-
-    say(f"{len(failures)} failed run(s) recorded; scoring the current lessons on {min(replay, len(failures))}")
-    baseline = await score(current.system, current.tool_hints)
+    judge = judge_model if judge_model is not None else options.judge_model or model
+    replay = _Replay(failures, agent_module("planner", stores, priority=options.priority),
+                     agent_module("judge", stores, priority=options.priority), model, judge)  # fmt: skip
+    proposer = agent_module("proposer", stores, priority=options.priority)
+    say(f"{len(failures)} failed run(s) recorded; scoring the current lessons on {len(failures)}")
+    baseline = await replay.score(current.system, current.tool_hints)
     say(f"current lessons score {baseline.score:.3f}")
-    described = "\n\n".join(f.describe() for f in failures)
     scored: list[Candidate] = []
-    for i in range(candidates):
-        proposal = await proposer.acall(
-            model=model,
-            current_lessons=current.system or "(none)",
-            current_tool_hints=current.tool_hints or "(none)",
-            failures=described if i == 0 else _rotate(failures, i),
-        )
-        calls += 1
-        lessons, hints = str(proposal.lessons).strip(), str(proposal.tool_hints).strip()
+    for i in range(options.candidates):
+        lessons, hints = await _propose(proposer, model, current, failures, i)
+        replay.calls += 1
         if (lessons, hints) == (current.system.strip(), current.tool_hints.strip()) or not (lessons or hints):
             continue
-        candidate = await score(lessons, hints)
+        candidate = await replay.score(lessons, hints)
         say(f"candidate {i + 1} scores {candidate.score:.3f}")
         scored.append(candidate)
     best = max(scored, key=lambda c: c.score, default=None)
-    kept = best if best is not None and best.score >= baseline.score + margin else None
+    kept = best if best is not None and best.score >= baseline.score + options.margin else None
     version = None
-    if kept is not None and not dry_run:
+    if kept is not None and not options.dry_run:
         version = stores.context.save(replace(current, system=kept.lessons, tool_hints=kept.tool_hints), AGENT_CONTEXT)
-    return EvolutionResult(len(failures), min(replay, len(failures)), baseline, tuple(scored), kept, version, calls)
+    return EvolutionResult(len(failures), len(failures), baseline, tuple(scored), kept, version, replay.calls)
+
+
+@dataclass
+class _Replay:
+    """The replay set and how lessons are scored on it: the planner plans each task, the judge rates the plan."""
+
+    failures: list[Failure]
+    planner: Module
+    judge: Module
+    model: str | Model | None
+    judge_model: str | Model | None
+    calls: int = 0
+    """Model calls so far (the proposals' included: ``evolve_agent`` counts them here too)."""
+
+    async def score(self, lessons: str, hints: str) -> Candidate:
+        """The mean judge score of ``lessons`` and ``hints`` over the replay set."""
+        results: list[float] = []
+        for failure in self.failures:
+            plan = await self.planner.acall(model=self.model, lessons=lessons or "(none)",
+                                            tool_hints=hints or "(none)", task=failure.task)  # fmt: skip
+            verdict = await self.judge.acall(model=self.judge_model, task=failure.task,
+                                             known_failure=failure.problem, plan=str(plan.plan))  # fmt: skip
+            self.calls += 2
+            results.append(min(1.0, max(0.0, float(verdict.score))))
+        return Candidate(lessons, hints, statistics.fmean(results), tuple(results))
+
+
+async def _propose(
+    proposer: Module, model: str | Model | None, current: Context, failures: list[Failure], i: int
+) -> tuple[str, str]:
+    """Proposal ``i``: lessons and tool hints from the failures, rotated by ``i`` so proposals differ."""
+    proposal = await proposer.acall(
+        model=model,
+        current_lessons=current.system or "(none)",
+        current_tool_hints=current.tool_hints or "(none)",
+        failures=_rotate(failures, i),
+    )
+    return str(proposal.lessons).strip(), str(proposal.tool_hints).strip()
 
 
 def _rotate(failures: list[Failure], by: int) -> str:

@@ -205,13 +205,18 @@ def evolve(
     """Learn lessons and tool hints from failed runs; keep them only if a judge scores them better."""
     from rich.console import Console
 
+    from chrysalis.agent.evolution import EvolveOptions
+    from chrysalis.cli.compile_cmd import flag_errors
     from chrysalis.cli.evolve_cmd import evolve_command
     from chrysalis.config import load_settings
 
-    options = {"judge_model": judge_model, "candidates": candidates, "replay": replay, "dry_run": dry_run,
-               "history": history, "rollback": rollback}  # fmt: skip
-    flags = _flags(model=model, base_url=base_url, priority=priority)
-    raise typer.Exit(_guarded(lambda: evolve_command(load_settings(flags), options, Console())))
+    def command() -> int:
+        with flag_errors():  # a bad value exits 2 naming its flag
+            options = EvolveOptions(candidates=candidates, replay=replay, dry_run=dry_run, judge_model=judge_model)
+        settings = load_settings(_flags(model=model, base_url=base_url, priority=priority))
+        return evolve_command(settings, options, Console(), history=history, rollback=rollback)
+
+    raise typer.Exit(_guarded(command))
 
 
 @archive_app.command("show")

@@ -7,60 +7,68 @@ current again (0 = no lessons). The REPL's ``/evolve`` runs the same thing.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+import dataclasses
+from typing import TYPE_CHECKING
 
 from chrysalis.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from chrysalis.agent.evolution import EvolutionResult
+    from chrysalis.agent.evolution import EvolutionResult, EvolveOptions
     from chrysalis.config import Settings
+    from chrysalis.stores import Stores
 
 __all__ = ["evolve_command", "render_result"]
 
 
-def evolve_command(settings: Settings, options: dict[str, Any], console: Console) -> int:
-    """Run one evolution step (or show the history, or roll back); 0 on success."""
+def evolve_command(
+    settings: Settings,
+    options: EvolveOptions,
+    console: Console,
+    *,
+    history: bool = False,
+    rollback: int | None = None,
+) -> int:
+    """Run one evolution step, or list the saved versions (``history``), or make one current (``rollback``).
+
+    The step runs on ``settings.model``; without ``options.priority`` it uses ``settings.priority``.
+    Returns 0; a rollback to a version that does not exist is a ``UsageError`` naming ``--rollback``.
+    """
     from chrysalis.agent import evolution
     from chrysalis.stores import Stores
 
     with Stores.open(settings.home) as stores:
-        if options.get("history"):
-            versions = evolution.history(stores)
-            if not versions:
-                console.print("no lessons saved yet: `chrysalis evolve` learns them from failed runs")
-            for version, _, ctx in versions:
-                lessons = ctx.system.strip().replace("\n", " / ") or "(none)"
-                console.print(f"v{version}: {lessons[:160]}")
+        if history:
+            _show_history(stores, console)
             return 0
-        if options.get("rollback") is not None:
+        if rollback is not None:
             try:
-                version = evolution.rollback(stores, int(options["rollback"]))
+                version = evolution.rollback(stores, rollback)
             except KeyError as exc:
                 raise UsageError(f"--rollback: {exc.args[0]}") from exc
-            console.print(f"lessons of version {options['rollback']} are current again (saved as version {version})")
+            console.print(f"lessons of version {rollback} are current again (saved as version {version})")
             return 0
-        for flag, value, least in (
-            ("--replay", options.get("replay", 6), 1),
-            ("--candidates", options.get("candidates", 2), 0),
-        ):
-            if int(value) < least:
-                raise UsageError(f"{flag} must be {least} or more, got {value}")
+        if options.priority is None:
+            options = dataclasses.replace(options, priority=settings.priority)
         result = asyncio.run(
             evolution.evolve_agent(
-                stores,
-                model=settings.model,
-                judge_model=options.get("judge_model"),
-                candidates=int(options.get("candidates", 2)),
-                replay=int(options.get("replay", 6)),
-                priority=settings.priority,
-                dry_run=bool(options.get("dry_run")),
-                progress=lambda line: console.print(f"[dim]{line}[/dim]"),
+                stores, options, model=settings.model, progress=lambda line: console.print(f"[dim]{line}[/dim]")
             )
         )
     render_result(result, console)
     return 0
+
+
+def _show_history(stores: Stores, console: Console) -> None:
+    from chrysalis.agent import evolution
+
+    versions = evolution.history(stores)
+    if not versions:
+        console.print("no lessons saved yet: `chrysalis evolve` learns them from failed runs")
+    for version, _, ctx in versions:
+        lessons = ctx.system.strip().replace("\n", " / ") or "(none)"
+        console.print(f"v{version}: {lessons[:160]}")
 
 
 def render_result(result: EvolutionResult, console: Console) -> None:

@@ -138,17 +138,18 @@ class Repl:
         self.console.print(f"session: {s.total_tokens} tokens · ${s.total_cost_usd:.4f} · model {s.settings.model}")
 
     def _evolve(self, argument: str) -> None:
+        from chrysalis.agent.evolution import EvolveOptions
         from chrysalis.cli.evolve_cmd import evolve_command
 
         words = argument.split()
-        options: dict[str, Any] = {"history": words[:1] == ["history"]}
+        history, rollback = words[:1] == ["history"], None
         if words[:1] == ["rollback"]:
             if len(words) != 2 or not words[1].isdigit():
                 self.console.print("usage: /evolve rollback VERSION (see /evolve history)")
                 return
-            options["rollback"] = int(words[1])
+            rollback = int(words[1])
         try:
-            evolve_command(self.session.settings, options, self.console)
+            evolve_command(self.session.settings, EvolveOptions(), self.console, history=history, rollback=rollback)
         except ChrysalisError as exc:
             self.console.print(f"[red]{exc}[/red]")
 
