@@ -6,6 +6,7 @@ which test models cannot stream, and the loop only says "stream this request" an
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -49,10 +50,15 @@ class ReplyStream:
 
 
 def _can_stream(model: Model) -> bool:
-    """Every provider model streams; a test's ``FunctionModel`` only when given a ``stream_function``."""
-    from pydantic_ai.models.function import FunctionModel
+    """Every provider model streams; a test's ``FunctionModel`` only when given a ``stream_function``.
 
-    return not isinstance(model, FunctionModel) or model.stream_function is not None
+    The module is looked up, not imported: importing it costs a tenth of a second at start-up, and
+    if nobody imported it, ``model`` cannot be a ``FunctionModel``.
+    """
+    function_models = sys.modules.get("pydantic_ai.models.function")
+    if function_models is None:
+        return True
+    return not isinstance(model, function_models.FunctionModel) or model.stream_function is not None
 
 
 def _text_of(event: Any) -> str:
