@@ -146,3 +146,14 @@ def test_learned_table_says_why_auto_cannot_choose(tmp_path: Path) -> None:
         out = io.StringIO()
         render_learned(stores, [], Console(file=out, width=200, color_system=None), "a reason")
     assert "--model auto cannot choose with these settings: a reason" in out.getvalue()
+
+
+def test_evolve_sends_its_requests_to_the_base_url_given() -> None:
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    from chrysalis.cli.evolve_cmd import _model
+    from chrysalis.config import load_settings
+
+    model = _model(load_settings({"model": "bench", "base_url": "http://127.0.0.1:9/v1"}))
+    assert isinstance(model, OpenAIChatModel) and model.base_url.startswith("http://127.0.0.1:9/v1")
+    assert _model(load_settings({"model": "local:qwen2.5-coder-0.5b"})) == "local:qwen2.5-coder-0.5b"

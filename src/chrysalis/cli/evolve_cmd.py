@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from chrysalis.errors import UsageError
 
 if TYPE_CHECKING:
+    from pydantic_ai.models import Model
     from rich.console import Console
 
     from chrysalis.agent.evolution import EvolutionResult, EvolveOptions
@@ -53,11 +54,20 @@ def evolve_command(
             options = dataclasses.replace(options, priority=settings.priority)
         result = asyncio.run(
             evolution.evolve_agent(
-                stores, options, model=settings.model, progress=lambda line: console.print(f"[dim]{line}[/dim]")
+                stores, options, model=_model(settings), progress=lambda line: console.print(f"[dim]{line}[/dim]")
             )
         )
     render_result(result, console)
     return 0
+
+
+def _model(settings: Settings) -> str | Model:
+    """The model by name, or built here when a base URL is set (a name alone would lose ``--base-url``)."""
+    if settings.base_url is None:
+        return settings.model
+    from chrysalis.llm.providers import build_model
+
+    return build_model(settings)
 
 
 def _show_history(stores: Stores, console: Console) -> None:
