@@ -7,13 +7,24 @@ fast: the model runtimes and pydantic-ai are imported only when a run needs them
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real types for type checkers; at run time ``__getattr__`` imports them on first use
+    from chrysalis.agent.api import Agent, configure
+    from chrysalis.agent.events import RunResult
+    from chrysalis.errors import ChrysalisError, MetricError, OutputValidationError
+    from chrysalis.evolve.archive import ModuleArchive, Phenotype
+    from chrysalis.evolve.compile import CompiledModule, compile
+    from chrysalis.evolve.module import ChainOfThought, Module, Predict, Prediction
+    from chrysalis.evolve.options import CompileOptions
+    from chrysalis.evolve.signature import InputField, OutputField, Signature
 
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "Agent": "chrysalis.agent.api",
     "configure": "chrysalis.agent.api",
+    "RunResult": "chrysalis.agent.events",
     "ChrysalisError": "chrysalis.errors",
     "OutputValidationError": "chrysalis.errors",
     "MetricError": "chrysalis.errors",
@@ -46,6 +57,7 @@ __all__ = [
     "Phenotype",
     "Predict",
     "Prediction",
+    "RunResult",
     "Signature",
     "__version__",
     "compile",
