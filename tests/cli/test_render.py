@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from chrysalis.agent.events import Event, RunResult, Start, TextDelta, ToolCall
+from chrysalis.agent.events import Check, Event, RunResult, Start, TextDelta, ToolCall
 from chrysalis.cli.render import RichRenderer
 
 
@@ -58,3 +58,14 @@ def test_start_names_the_tool_profile_and_why() -> None:
 def test_start_under_auto_says_which_model_was_picked() -> None:
     shown = render(start(model_reason="auto picked model-b for 'fix' tasks: model-b drew 0.90"))
     assert shown.splitlines()[1] == "  auto picked model-b for 'fix' tasks: model-b drew 0.90"
+
+
+def test_the_answer_is_not_repeated_after_the_final_check_and_a_failed_check_says_why() -> None:
+    check = Check(run_id="r", command="python -m pytest -q", passed=False, exit_code=1, sandboxed=True,
+                  report="exit code 1\nFAILED tests/test_calc.py::test_subtract - assert 8 == 2")  # fmt: skip
+    failed = RunResult(run_id="r", output="Fixed subtract.", success=False, steps=2, input_tokens=10, output_tokens=5,
+                       cost_usd=0.0, duration_ms=1500.0, verified=False, problem="the tests failed")  # fmt: skip
+    shown = render(TextDelta(run_id="r", text="Fixed subtract."), check, failed)
+    assert shown.count("Fixed subtract.") == 1
+    assert "✗ check failed: python -m pytest -q (sandbox), exit code 1" in shown
+    assert "assert 8 == 2" in shown and "✘ done" in shown and "not verified: the tests failed" in shown

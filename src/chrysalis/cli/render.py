@@ -60,18 +60,28 @@ class RichRenderer:
         self.console = console or Console(highlight=False)
         self._streamed = ""
         """Text printed since the last other event; the line is still open while it is non-empty."""
+        self._answer = ""
+        """The last text the model streamed, kept across the final check so the answer is not printed twice."""
 
     def __call__(self, event: Event) -> None:
-        """Print one event."""
-        c = self.console
+        """Print one event; streamed text stays on its line until another event comes."""
         if isinstance(event, TextDelta):
-            c.print(Text(event.text), end="", soft_wrap=True)
+            self._show(event)
             self._streamed += event.text
             return
         streamed, self._streamed = self._streamed, ""
         if streamed and not streamed.endswith("\n"):
-            c.print()
-        if isinstance(event, Start):
+            self.console.print()
+        if streamed or isinstance(event, ToolCall):
+            self._answer = streamed
+        self._show(event)
+
+    def _show(self, event: Event) -> None:
+        """Print one event other than streamed text."""
+        c = self.console
+        if isinstance(event, TextDelta):
+            c.print(Text(event.text), end="", soft_wrap=True)
+        elif isinstance(event, Start):
             self._start(event)
         elif isinstance(event, ToolCall):
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
@@ -88,7 +98,7 @@ class RichRenderer:
         elif isinstance(event, Check):
             self._check(event)
         elif isinstance(event, RunResult):
-            self._result(event, streamed)
+            self._result(event, self._answer)
         elif isinstance(event, ErrorEvent):
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         else:
