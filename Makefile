@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
-.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-compile clean
+.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile clean
 
 # Slow steps run through scripts/setup_step.py: it prints what the step does, keeps pip's output in a
 # log under .venv/, and says how long the step has been running until it is done (or shows the log's tail).
@@ -73,10 +73,14 @@ lint: setup-dev
 	{ $(TYPECHECK); } || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "make lint: FAILED (see above)" >&2; fi; exit $$rc
 
-bench: weights-small
-	$(BIN)/python bench/startup.py
-	$(BIN)/python bench/overhead.py
+bench: weights-small bench-overhead
 	$(BIN)/python bench/local_model.py
+
+# Chrysalis beside the raw openai client, pydantic-ai, smolagents and mini-swe-agent (each in its own venv, PyPI only; ~5 min).
+bench-overhead: setup-dev
+	bash bench/peers/setup_overhead_peers.sh
+	$(BIN)/python bench/overhead.py --runs 5
+	$(BIN)/python bench/startup.py
 
 # compile vs zero-shot vs DSPy's optimizers on the embedded 0.5B model (about an hour on 2 cores; DSPy in its own venv).
 bench-compile: weights-small
