@@ -107,6 +107,7 @@ def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
     assert "--level 3 --yes" in result.problem
     (check,) = checks(events)
     assert not check.passed and check.exit_code is None and check.sandboxed
+    assert not any(isinstance(e, RedFlag) for e in events)  # not sent back: the model cannot install a sandbox
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)")

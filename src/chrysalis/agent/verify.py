@@ -41,6 +41,8 @@ class Verdict:
     verified: bool | None
     problem: str | None = None
     report: str = ""
+    ran: bool = True
+    """False when the command could not start (no sandbox here): nothing the model can fix."""
 
 
 _UNCHECKED = Verdict(verified=None)
@@ -73,12 +75,13 @@ class FinalCheck:
             return self.verdict
         self._checked_at = guards.activity
         assert self.command is not None  # needed() said so
-        self.verdict = await asyncio.to_thread(self._run_command, self.command)
+        self.verdict, event = await asyncio.to_thread(self._run_command, self.command)
+        self._emit(event)  # from the loop's thread, like every other event
         return self.verdict
 
     def feedback(self) -> str | None:
         """What to tell the model when its answer stands on a failing check (``None``: accept the answer)."""
-        if self.verdict.verified is not False or self.failures >= MAX_FAILED_CHECKS:
+        if self.verdict.verified is not False or not self.verdict.ran or self.failures >= MAX_FAILED_CHECKS:
             return None
         self.failures += 1
         tail = self.verdict.report[-_MODEL_TAIL_CHARS:]
@@ -87,7 +90,8 @@ class FinalCheck:
             "Fix the code (not the tests), then answer again."
         )
 
-    def _run_command(self, command: str) -> Verdict:
+    def _run_command(self, command: str) -> tuple[Verdict, Check]:
+        """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
         sandboxed = not (s.level >= 3 and s.yes)
         context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command)
@@ -95,15 +99,16 @@ class FinalCheck:
             code, report = run_command(command, context)
         except ToolError as exc:
             where = " (the check runs on the real workspace only with --level 3 --yes)" if sandboxed else ""
-            problem = f"the tests ({command}) could not run: {exc}{where}"
-            self._emit(Check(run_id=self._run_id, command=command, passed=False, exit_code=None,
-                             sandboxed=sandboxed, report=str(exc)))  # fmt: skip
-            return Verdict(verified=False, problem=problem, report=str(exc))
-        passed = code == 0
-        self._emit(Check(run_id=self._run_id, command=command, passed=passed, exit_code=code, sandboxed=sandboxed,
-                         report=report[-_EVENT_TAIL_CHARS:]))  # fmt: skip
-        if passed:
-            return Verdict(verified=True, report=report)
+            verdict = Verdict(verified=False, problem=f"the tests ({command}) could not run: {exc}{where}",
+                              report=str(exc), ran=False)  # fmt: skip
+            return verdict, self._event(command, None, sandboxed, str(exc))
+        event = self._event(command, code, sandboxed, report[-_EVENT_TAIL_CHARS:])
+        if code == 0:
+            return Verdict(verified=True, report=report), event
         what = "timed out" if code is None else f"exit code {code}"
-        return Verdict(verified=False, problem=f"the tests failed when Chrysalis ran `{command}` ({what})",
-                       report=report)  # fmt: skip
+        problem = f"the tests failed when Chrysalis ran `{command}` ({what})"
+        return Verdict(verified=False, problem=problem, report=report), event
+
+    def _event(self, command: str, code: int | None, sandboxed: bool, report: str) -> Check:
+        return Check(run_id=self._run_id, command=command, passed=code == 0, exit_code=code, sandboxed=sandboxed,
+                     report=report)  # fmt: skip
