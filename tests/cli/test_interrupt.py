@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
@@ -19,9 +20,10 @@ HANG_GUARD = 300.0
 def test_ctrl_c_exits_130_and_leaves_consistent_stores(workspace: Path, chrysalis_home: Path) -> None:
     # The reply is held until the run has exited, so SIGINT provably arrives while the model request is in flight.
     script = [ScriptedReply(text="too late", held=True)]
+    model = f"held-{uuid.uuid4().hex[:8]}"  # tells this run's requests from a stray one another process sends the port
     with ScriptedOpenAIServer(script, max_seconds=HANG_GUARD) as server:
         process = subprocess.Popen(
-            [sys.executable, "-m", "chrysalis", "run", "say hi", "--base-url", server.base_url, "--model", "held",
+            [sys.executable, "-m", "chrysalis", "run", "say hi", "--base-url", server.base_url, "--model", model,
              "--workspace", str(workspace)],
             env={**os.environ, "CHRYSALIS_HOME": str(chrysalis_home)},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -43,7 +45,8 @@ def test_ctrl_c_exits_130_and_leaves_consistent_stores(workspace: Path, chrysali
                 process.communicate()
         assert reached, f"the run never reached the model:\n{out}{err}"
 
-    assert len(server.requests) == 1  # one request, unanswered until the run had exited
+    ours = [body for body in server.requests if body.get("model") == model]
+    assert len(ours) == 1, (process.returncode, server.requests, err)  # sent once, not retried after Ctrl-C
     assert process.returncode == 130, out + err
     assert "Traceback" not in out + err
     db = sqlite3.connect(chrysalis_home / "chrysalis.db")
