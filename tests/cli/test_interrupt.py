@@ -9,7 +9,10 @@ import subprocess
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 
@@ -17,6 +20,23 @@ HANG_GUARD = 300.0
 """Seconds before a stuck run counts as a hang; a working run on a busy machine never gets near it."""
 
 
+@pytest.fixture
+def sigint_not_ignored() -> Iterator[None]:
+    """Give the child a Ctrl-C it can hear, however this suite was started.
+
+    A shell without job control starts background commands with SIGINT ignored, children inherit an
+    ignored signal, and Python then never raises KeyboardInterrupt: the run would go on until its
+    request timed out. (That is how this test failed under CI and `nohup … &`, not by a race.) A
+    handler in this process is reset to the default in the child, so the child hears SIGINT.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_not_ignored")
 def test_ctrl_c_exits_130_and_leaves_consistent_stores(workspace: Path, chrysalis_home: Path) -> None:
     # The reply is held until the run has exited, so SIGINT provably arrives while the model request is in flight.
     script = [ScriptedReply(text="too late", held=True)]
