@@ -53,7 +53,7 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: Prices |
     ``prices`` (the config's ``[prices]`` table) wins over every other source. Unpriced remote
     models cost 0.0; check ``is_priced`` to know whether that is a real zero.
     """
-    price = _configured(model, prices) or price_per_million(model)
+    price = _price(model, prices)
     if price is None:
         return 0.0
     return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
@@ -61,14 +61,13 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: Prices |
 
 def is_priced(model: str, prices: Prices | None = None) -> bool:
     """True when ``cost_usd`` is real for ``model``: it runs locally, or its price is configured or known."""
-    return _configured(model, prices) is not None or price_per_million(model) is not None
+    return _price(model, prices) is not None
 
 
-def _configured(model: str, prices: Prices | None) -> tuple[float, float] | None:
-    """The user's price for ``model``, looked up as written and by its bare name."""
-    if not prices:
-        return None
-    return prices.get(model) or prices.get(model.partition(":")[2] or model)
+def _price(model: str, prices: Prices | None) -> tuple[float, float] | None:
+    """USD per million (input, output): the user's ``[prices]`` entry first (as written, then by bare name)."""
+    configured = (prices.get(model) or prices.get(model.partition(":")[2] or model)) if prices else None
+    return configured or price_per_million(model)
 
 
 @lru_cache(maxsize=256)
