@@ -98,6 +98,8 @@ class Settings:
     """Refuse edits to test files, so the agent fixes code instead of weakening tests."""
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict[str, tuple[float, float]])
     """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
+    daemon: bool = False
+    """Start the warm process (``chrysalis daemon``) when a run finds none, so later runs start fast."""
     home: Path = field(default_factory=chrysalis_home)
     """Where the stores, traces, keys and model cache live (``$CHRYSALIS_HOME``)."""
     sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
@@ -117,7 +119,7 @@ class Settings:
 # Keys a user may set, with the environment variable that sets each.
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
-    "protect_tests", "profile", "test_command", "auto_models", "prices",
+    "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -135,6 +137,7 @@ _ALLOWED: dict[str, str] = {
     "protect_tests": "true or false",
     "profile": "one of " + ", ".join(PROFILES),
     "test_command": "a shell command such as 'python -m pytest -q'",
+    "daemon": "true or false",
     "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
     " (in the environment: the same as JSON)",
 }
@@ -350,6 +353,7 @@ def _as_workspace(value: Any) -> Path:
 
 
 _COERCERS: dict[str, Any] = {
+    "daemon": _as_bool,
     "model": _as_model,
     "auto_models": _as_model_list,
     "base_url": _as_url,

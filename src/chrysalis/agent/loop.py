@@ -108,8 +108,11 @@ class AgentLoop:
         return result
 
     async def _steps(self) -> str:
+        import pydantic_ai
         from pydantic_ai import Agent
         from pydantic_ai.usage import UsageLimits
+
+        pydantic_ai.BANNER_ENABLED = False  # our renderer owns the terminal; no first-run banner of pydantic-ai's
 
         setup = self.setup
         agent = Agent(setup.model, instructions=setup.instructions, tools=setup.tools.pydantic_tools(), retries=3)

@@ -32,7 +32,10 @@ config_app = typer.Typer(help="Show the effective settings and where each comes 
 models_app = typer.Typer(help="List the models and fetch the embedded model's weights.", add_completion=False,
                          invoke_without_command=True)  # fmt: skip
 archive_app = typer.Typer(help="Inspect the archives that compile makes.", add_completion=False)
+daemon_app = typer.Typer(help="A warm process that makes `chrysalis run` start in a fraction of the time.",
+                         add_completion=False)  # fmt: skip
 app.add_typer(config_app, name="config")
+app.add_typer(daemon_app, name="daemon")
 app.add_typer(models_app, name="models")
 app.add_typer(archive_app, name="archive")
 
@@ -47,6 +50,8 @@ StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model re
 WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The folder to work in (default: here).")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Print the traceback when chrysalis hits a bug of its own.")]
+_argv: list[str] = []
+"""The command line as given, handed unchanged to the daemon when it takes a run."""
 _debug = False
 """Set by ``--debug`` (or ``CHRYSALIS_DEBUG=1``): bugs print their traceback, not only where it is saved."""
 
@@ -97,6 +102,12 @@ def run(
     debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
+    from chrysalis.cli.daemon_client import run_through_daemon
+    from chrysalis.config import chrysalis_home
+
+    warm = run_through_daemon(_argv, chrysalis_home()) if _argv else None
+    if warm is not None:
+        raise typer.Exit(warm)
     from chrysalis.cli.run_cmd import run_command
 
     global _debug
@@ -234,6 +245,32 @@ def archive_show(
     raise typer.Exit(_guarded(lambda: archive_show_command(name, version, png, chrysalis_home(), Console())))
 
 
+@daemon_app.command("start")
+def daemon_start(
+    idle: Annotated[str | None, typer.Option("--idle", help="Exit after this many idle minutes (default 30).")] = None,
+) -> None:
+    """Start the warm process for $CHRYSALIS_HOME (runs then skip the ~1 s of imports)."""
+    from chrysalis.cli.daemon_cmd import daemon_start_command
+
+    raise typer.Exit(_guarded(lambda: daemon_start_command(idle)))
+
+
+@daemon_app.command("stop")
+def daemon_stop() -> None:
+    """Stop the warm process (runs it started go on to their end)."""
+    from chrysalis.cli.daemon_cmd import daemon_stop_command
+
+    raise typer.Exit(_guarded(daemon_stop_command))
+
+
+@daemon_app.command("status")
+def daemon_status(json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
+    """Say whether the warm process runs (exit 0) or not (exit 1), its pid and how many runs it served."""
+    from chrysalis.cli.daemon_cmd import daemon_status_command
+
+    raise typer.Exit(_guarded(lambda: daemon_status_command(json_output=json_output)))
+
+
 def _guarded(action: Any, *, json_output: bool = False) -> int:
     """Run a command; turn our errors into their message and exit code, Ctrl-C into 130.
 
@@ -292,4 +329,5 @@ def _print_error(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    app(args=argv if argv is not None else sys.argv[1:], prog_name="chrysalis")
+    _argv[:] = argv if argv is not None else sys.argv[1:]
+    app(args=list(_argv), prog_name="chrysalis")

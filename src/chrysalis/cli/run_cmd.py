@@ -8,6 +8,7 @@ from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
+from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
 from chrysalis.cli.render import JsonRenderer, RichRenderer
 from chrysalis.config import load_settings
@@ -39,6 +40,8 @@ def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
     settings = load_settings(flags)
+    if settings.daemon and not daemon_client.IN_DAEMON_CHILD:
+        daemon_client.start_daemon(settings.home)  # warms up beside this run; exits at once if one runs
     renderer = JsonRenderer() if json_output else RichRenderer()
     approver = None if json_output else terminal_approver()
     session = AgentSession(settings, approver=approver, on_event=renderer)
