@@ -202,11 +202,18 @@ def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
     """Read one config file into ``{key: (value, "file:line")}``; unknown keys are errors."""
     if not path.is_file():
         return {}
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}). Save it as UTF-8.") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}).") from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}). Fix the syntax or delete the file.") from exc
+    except RecursionError as exc:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: values are nested too deeply to read. Fix the file or delete it.") from exc
     result: dict[str, tuple[Any, str]] = {}
     for key, value in data.items():
         line = _line_of(text, key)

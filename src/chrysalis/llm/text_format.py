@@ -83,7 +83,10 @@ def parse_reply(text: str, tool_names: Sequence[str]) -> ToolCall | FinalAnswer 
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:
-    """Every top-level JSON object in the text, fenced blocks first."""
+    """Every top-level JSON object in the text, fenced blocks first.
+
+    A chunk nested deeper than Python's recursion limit is given up on (no model writes one).
+    """
     found: list[dict[str, Any]] = []
     for chunk in [*_FENCE.findall(text), text]:
         index = chunk.find("{")
@@ -93,6 +96,8 @@ def _json_objects(text: str) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 index = chunk.find("{", index + 1)
                 continue
+            except RecursionError:
+                break
             if isinstance(value, dict):
                 found.append(value)
             index = chunk.find("{", end)
@@ -111,7 +116,7 @@ def _as_call(obj: dict[str, Any]) -> tuple[str, Any] | None:
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return obj[name_key], args
     return obj[name_key], {} if args is None else args
 
