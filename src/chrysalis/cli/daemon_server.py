@@ -34,7 +34,7 @@ from typing import Any
 
 from chrysalis.cli import daemon_wire as wire
 
-__all__ = ["PRELOAD", "main"]
+__all__ = ["OPTIONAL_PRELOAD", "PRELOAD", "main"]
 
 PRELOAD = (
     "chrysalis.cli.app",
@@ -54,6 +54,8 @@ PRELOAD = (
     "queue",
 )
 """What a run imports: the CLI, the agent, pydantic-ai and the OpenAI-wire model (the usual remote case)."""
+OPTIONAL_PRELOAD = ("llama_cpp", "chrysalis.llm.local.llama_backend")
+"""The embedded model's runtime (0.25 s to import), when it is installed; its weights load per run."""
 DEFAULT_IDLE_SECONDS = 30 * 60.0
 _REQUEST_SECONDS = 10.0
 """A client that connects and sends nothing for this long is dropped, so it cannot stall the daemon."""
@@ -278,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
 def _serve_locked(home: Path, idle: float, lock_fd: int) -> int:
     for module in PRELOAD:
         importlib.import_module(module)
+    for module in OPTIONAL_PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
     daemon = _Daemon(home, idle)
     signal.signal(signal.SIGCHLD, _reap)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
