@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from chrysalis.errors import ConfigError
+from chrysalis.trust import TRUST_KEY, is_trusted, trusted_folders, withhold_untrusted
 
 __all__ = [
     "DB_FILENAME",
@@ -33,6 +34,7 @@ __all__ = [
     "load_settings",
     "process_defaults",
     "set_process_defaults",
+    "split_rule",
 ]
 
 Mode = Literal["ask", "architect", "code", "semantic"]
@@ -55,6 +57,23 @@ DB_FILENAME = "chrysalis.db"
 """The SQLite file of every store, in ``$CHRYSALIS_HOME``."""
 TRACES_FILENAME = "traces.jsonl"
 """The JSONL file every run appends its events to, in ``$CHRYSALIS_HOME``."""
+PERMISSION_ACTIONS = ("allow", "ask", "deny")
+_RULE_SYNTAX = re.compile(r"^\s*(?P<tool>[A-Za-z_][\w.-]*|\*)\s*(?:\((?P<spec>.*)\))?\s*$", re.DOTALL)
+
+
+def split_rule(text: Any) -> tuple[str, str | None]:
+    """A permission rule ``TOOL`` or ``TOOL(SPECIFIER)`` as (tool, specifier); ``chrysalis.tools.rules`` applies it.
+
+    Raises:
+        ValueError: not that shape, or an empty specifier.
+    """
+    match = _RULE_SYNTAX.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"{text!r} is not a rule: write TOOL or TOOL(SPECIFIER), e.g. 'shell(pytest:*)'")
+    spec = match["spec"]
+    if spec is not None and not spec.strip():
+        raise ValueError(f"{text!r} has an empty specifier: drop the parentheses to match the whole tool")
+    return match["tool"], spec.strip() if spec is not None else None
 
 
 def chrysalis_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -100,6 +119,10 @@ class Settings:
     """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
     daemon: bool = False
     """Start the warm process (``chrysalis daemon``) when a run finds none, so later runs start fast."""
+    permissions: tuple[tuple[str, str, str], ...] = ()
+    """Permission rules as (action, rule, source), from every config file, env and flags together."""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+    """What the user should know about these settings (keys an untrusted folder's config may not set)."""
     home: Path = field(default_factory=chrysalis_home)
     """Where the stores, traces, keys and model cache live (``$CHRYSALIS_HOME``)."""
     sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
@@ -120,6 +143,7 @@ class Settings:
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
+    "permissions",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -138,6 +162,8 @@ _ALLOWED: dict[str, str] = {
     "profile": "one of " + ", ".join(PROFILES),
     "test_command": "a shell command such as 'python -m pytest -q'",
     "daemon": "true or false",
+    "permissions": "a table [permissions] with lists allow, ask and deny of rules such as 'shell(pytest:*)' or "
+    "'write_file(docs/**)' (in the environment: the same as JSON)",
     "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
     " (in the environment: the same as JSON)",
 }
@@ -175,17 +201,30 @@ def load_settings(
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
     home = chrysalis_home(env)
     raw: dict[str, tuple[Any, str]] = {}
-    _merge(raw, _read_toml(home / "config.toml"))
+    rules: list[tuple[str, str, str]] = []  # permissions add up across sources instead of replacing each other
+    user_file = home / "config.toml"
+    user = _read_toml(user_file, user_config=True)
+    trusted = trusted_folders(*user.pop(TRUST_KEY)) if TRUST_KEY in user else []
+    _merge(raw, user, rules)
     workspace = _early_workspace(given_flags, env)
-    project_file = workspace / ".chrysalis" / "config.toml"
-    _merge(raw, _read_toml(project_file))
-    _merge(raw, {k: (env[env_var(k)], f"env {env_var(k)}") for k in KEYS if env_var(k) in env})
-    _merge(raw, {k: (v, f"flag --{k.replace('_', '-')}") for k, v in given_flags.items()})
+    project = _read_toml(workspace / ".chrysalis" / "config.toml")
+    warnings: list[str] = []
+    if project and not is_trusted(workspace, trusted):
+        baseline = _coerce("level", *raw["level"]) if "level" in raw else Settings.level
+        project, withheld = withhold_untrusted(project, baseline)
+        if withheld:
+            warnings.append(
+                f"{workspace} is not a trusted folder, so its config may not set: {'; '.join(withheld)}. "
+                "These are ignored. Run `chrysalis trust` there if you trust this repository."
+            )
+    _merge(raw, project, rules)
+    _merge(raw, {k: (env[env_var(k)], f"env {env_var(k)}") for k in KEYS if env_var(k) in env}, rules)
+    _merge(raw, {k: (v, f"flag --{k.replace('_', '-')}") for k, v in given_flags.items()}, rules)
     raw.setdefault("workspace", (str(workspace), "default (current folder)"))
     values = {key: _coerce(key, value, source) for key, (value, source) in raw.items()}
     sources = {key: raw[key][1] if key in raw else "default" for key in KEYS}
     sources["home"] = "env CHRYSALIS_HOME" if "CHRYSALIS_HOME" in env else "default"
-    return Settings(**values, home=home, sources=sources)
+    return Settings(**values, permissions=tuple(rules), warnings=tuple(warnings), home=home, sources=sources)
 
 
 def _early_workspace(flags: Mapping[str, Any], env: Mapping[str, str]) -> Path:
@@ -194,12 +233,24 @@ def _early_workspace(flags: Mapping[str, Any], env: Mapping[str, str]) -> Path:
     return Path(str(raw)).expanduser().resolve() if raw else Path.cwd()
 
 
-def _merge(into: dict[str, tuple[Any, str]], new: Mapping[str, tuple[Any, str]]) -> None:
-    into.update(new)
+_Raw = dict[str, tuple[Any, str]]
+"""Settings as read: key -> (value, where it came from)."""
 
 
-def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
-    """Read one config file into ``{key: (value, "file:line")}``; unknown keys are errors."""
+def _merge(into: _Raw, new: Mapping[str, tuple[Any, str]], rules: list[tuple[str, str, str]]) -> None:
+    """Later sources replace earlier ones, except permission rules, which are all kept (deny wins anyway)."""
+    for key, (value, source) in new.items():
+        if key == "permissions":
+            rules.extend(_as_rules(value, source))
+        else:
+            into[key] = (value, source)
+
+
+def _read_toml(path: Path, *, user_config: bool = False) -> dict[str, tuple[Any, str]]:
+    """Read one config file into ``{key: (value, "file:line")}``; unknown keys are errors.
+
+    ``trusted_folders`` is read only from the user's own config: a repository cannot trust itself.
+    """
     if not path.is_file():
         return {}
     try:
@@ -217,10 +268,32 @@ def _read_toml(path: Path) -> dict[str, tuple[Any, str]]:
     result: dict[str, tuple[Any, str]] = {}
     for key, value in data.items():
         line = _line_of(text, key)
-        if key not in KEYS:
+        if key == TRUST_KEY and not user_config:
+            raise ConfigError(f"{path}:{line}: {TRUST_KEY} can only be set in $CHRYSALIS_HOME/config.toml "
+                              "(with `chrysalis trust`), not in a project's config.")  # fmt: skip
+        if key not in KEYS and key != TRUST_KEY:
             raise ConfigError(f"{path}:{line}: unknown key {key!r}. Allowed keys: {', '.join(KEYS)}.")
         result[key] = (value, f"{path}:{line}")
     return result
+
+
+def _as_rules(value: Any, source: str) -> list[tuple[str, str, str]]:
+    """``{"allow": [...], "ask": [...], "deny": [...]}`` (a TOML table, or JSON from the environment) as rules."""
+    try:
+        table = json.loads(value) if isinstance(value, str) else value
+        if not isinstance(table, dict) or set(table) - set(PERMISSION_ACTIONS):
+            raise ValueError("use the lists allow, ask and deny")
+        rules: list[tuple[str, str, str]] = []
+        for action, texts in table.items():
+            if not isinstance(texts, list):
+                raise ValueError(f"{action} must be a list of rules")
+            for text in texts:
+                split_rule(text)
+                rules.append((action, text, source))
+    except ValueError as exc:
+        raise ConfigError(f"{source}: bad value {value!r} for 'permissions' ({exc}). "
+                          f"Allowed: {_ALLOWED['permissions']}.") from exc  # fmt: skip
+    return rules
 
 
 def _line_of(text: str, key: str) -> int:

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from chrysalis.tools.base import ToolSpec
-from chrysalis.tools.policy import Decision, decide, mode_allows
+from chrysalis.tools.policy import Decision, Policy, mode_allows
 from chrysalis.tools.registry import builtin_tools
 
 TOOLS = builtin_tools()
@@ -14,7 +14,7 @@ TOOLS = builtin_tools()
 def call(name: str, raw: dict[str, Any], **kw: Any) -> Decision:
     tool: ToolSpec = TOOLS[name]
     options: dict[str, Any] = {"level": 3, "mode": "code", "auto_approve": True, "protect_tests": False} | kw
-    return decide(tool, tool.args.model_validate(raw), **options)
+    return Policy(**options).decide(tool, tool.args.model_validate(raw))
 
 
 WRITE = ("write_file", {"path": "src/x.py", "content": ""})
@@ -122,6 +122,7 @@ def test_semantic_mode_denies_writes_and_network() -> None:
 def test_protect_tests_denies_test_edits(call_: tuple[str, dict[str, Any]]) -> None:
     decision = call(*call_, protect_tests=True)
     assert decision.kind == "deny"
+    assert decision.by == "protected_test"
     assert "Test files are protected" in decision.reason
     assert call(*call_, protect_tests=False).allowed
 
@@ -158,5 +159,5 @@ def test_mode_allows_agrees_with_decide_at_the_highest_level() -> None:
             if mode == "architect" and spec.effect == "write":
                 continue  # allowed for doc paths only: decided per call
             args = spec.args.model_construct()  # the arguments play no part outside architect mode
-            allowed_somewhere = decide(spec, args, level=3, mode=mode, auto_approve=True).allowed
+            allowed_somewhere = Policy(level=3, mode=mode, auto_approve=True).decide(spec, args).allowed
             assert mode_allows(spec, mode) == allowed_somewhere, (mode, spec.name)

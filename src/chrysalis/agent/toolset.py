@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, ExitStack
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.events import ApprovalRequest, Event, RedFlag, ToolCall, ToolResultEvent
@@ -19,31 +19,26 @@ from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, UsageError
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.policy import decide, mode_allows
+from chrysalis.tools.policy import Decision, Policy
 from chrysalis.tools.run_tests import code_under_test
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext, Tool
 
-__all__ = ["MAX_DENIALS", "Approver", "GatedTools", "RunLimits"]
+__all__ = ["MAX_DENIALS", "Approver", "GatedTools"]
 
 Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
 """Asks the user: (tool, args, reason) -> approved?"""
 
+CommandSnapshot = Callable[[str], AbstractContextManager[None]]
+"""Given the tool's name, snapshots the workspace around a command (``CheckpointStore.around_command``)."""
+
 MAX_DENIALS = 2
 """A second refused call ends a one-shot run with exit 3: the task cannot go on at this level/mode."""
 _THREADED_EFFECTS = frozenset({"shell", "network"})
+_SNAPSHOT_TOOLS = frozenset({"git_commit"})
+"""Tools besides commands that may change any file (a commit runs the project's hooks), snapshotted around."""
 _INLINE_SOURCE_CHARS = 3000
-
-
-@dataclass(frozen=True)
-class RunLimits:
-    """What the policy needs to know about this run."""
-
-    level: int
-    mode: str
-    auto_approve: bool
-    protect_tests: bool
 
 
 class GatedTools:
@@ -54,19 +49,22 @@ class GatedTools:
         specs: Mapping[str, ToolSpec],
         *,
         run_id: str,
-        limits: RunLimits,
+        policy: Policy,
         context: ToolContext,
         emit: Callable[[Event], None],
         approver: Approver | None,
         guards: RunGuards,
+        command_snapshot: CommandSnapshot | None = None,
     ) -> None:
         self.specs = dict(specs)
         self.run_id = run_id
-        self.limits = limits
+        self.policy = policy
         self.context = context
         self.emit = emit
         self.approver = approver
         self.guards = guards
+        self.command_snapshot = command_snapshot
+        """Wraps each command that may change files, so undo covers it; None: no snapshots (tests)."""
         self.denials: list[str] = []
         self.step = 0
         """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
@@ -96,12 +94,25 @@ class GatedTools:
             except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
                 raise ToolError(f"Not written: {exc}") from exc
 
-        limits = RunLimits(level=s.level, mode=s.mode, auto_approve=s.yes, protect_tests=s.protect_tests)
-        context = ToolContext(
-            workspace=s.workspace, before_write=before_write, sandbox=s.level < 3, test_command=s.test_command
+        policy = Policy.from_settings(s)
+        sandboxed = policy.command_sandbox == "read-only"
+        context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=sandboxed,
+                              test_command=s.test_command)  # fmt: skip
+        offered = {name: spec for name, spec in tools.items() if policy.offers(spec)}
+
+        def command_snapshot(kind: str) -> AbstractContextManager[None]:
+            return checkpoints.around_command(run_id, s.workspace, kind)
+
+        return cls(
+            offered,
+            run_id=run_id,
+            policy=policy,
+            context=context,
+            emit=emit,
+            approver=approver,
+            guards=guards,
+            command_snapshot=command_snapshot,
         )
-        offered = {name: spec for name, spec in tools.items() if mode_allows(spec, s.mode)}
-        return cls(offered, run_id=run_id, limits=limits, context=context, emit=emit, approver=approver, guards=guards)
 
     def pydantic_tools(self) -> list[Tool[Any]]:
         """One pydantic-ai tool per spec, all routed through ``call``."""
@@ -160,15 +171,7 @@ class GatedTools:
         return result
 
     async def _refusal(self, spec: ToolSpec, args: Any, raw_args: dict[str, Any], call_id: str) -> str | None:
-        limits = self.limits
-        decision = decide(
-            spec,
-            args,
-            level=limits.level,
-            mode=limits.mode,
-            auto_approve=limits.auto_approve,
-            protect_tests=limits.protect_tests,
-        )
+        decision = self.policy.decide(spec, args)
         if decision.kind == "allow":
             return None
         if decision.kind == "ask":
@@ -185,11 +188,11 @@ class GatedTools:
             )
             if approved:
                 return None
-            how = "the user declined it" if self.approver else "no one can approve it here (rerun with --yes)"
+            how = "the user declined it" if self.approver else f"no one can approve it here{_rerun_hint(decision)}"
             reason = f"{decision.reason} It was not run: {how}."
         else:
             reason = f"Refused by policy: {decision.reason}"
-        if "protected" in reason:
+        if decision.by == "protected_test":
             self.emit(RedFlag(run_id=self.run_id, kind="protected_file", detail=reason))
             self.guards.red_flags += 1
             reason += self._fix_here_hint(spec, args)
@@ -214,6 +217,29 @@ class GatedTools:
         return hint
 
     async def _run(self, spec: ToolSpec, args: Any) -> ToolResult:
+        if self.command_snapshot is not None and self._may_change_files(spec):
+            return await asyncio.to_thread(self._run_between_snapshots, spec, args)
         if spec.effect in _THREADED_EFFECTS:
             return await asyncio.to_thread(spec.run_validated, args, self.context)
         return spec.run_validated(args, self.context)
+
+    def _may_change_files(self, spec: ToolSpec) -> bool:
+        """A commit, or a command that sees the workspace writable (not the read-only sandbox)."""
+        return spec.name in _SNAPSHOT_TOOLS or (spec.effect == "shell" and not self.context.sandbox)
+
+    def _run_between_snapshots(self, spec: ToolSpec, args: Any) -> ToolResult:
+        """Run a command between two snapshots of the workspace (in a worker thread): no snapshot, no command."""
+        assert self.command_snapshot is not None
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(self.command_snapshot(spec.name))
+            except UsageError as exc:  # no git, a workspace too big: the command could not be undone
+                return ToolResult.failure(f"Not run: {exc}")
+            return spec.run_validated(args, self.context)
+
+
+def _rerun_hint(decision: Decision) -> str:
+    """How to let a call that needs approval run unattended: --yes, unless a rule insists on asking."""
+    if decision.by == "rule" and decision.rule is not None:
+        return f" (the rule ask {decision.rule} asks even with --yes; remove it from {decision.rule.source})"
+    return " (rerun with --yes)"

@@ -23,6 +23,7 @@ from chrysalis.agent.events import Check, Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
 from chrysalis.tools.base import ToolContext, ToolError
+from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.shell import run_command
 
@@ -93,7 +94,7 @@ class FinalCheck:
     def _run_command(self, command: str) -> tuple[Verdict, Check]:
         """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
-        sandboxed = not (s.level >= 3 and s.yes)
+        sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
         context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command)
         try:
             code, report = run_command(command, context)

@@ -245,6 +245,18 @@ def archive_show(
     raise typer.Exit(_guarded(lambda: archive_show_command(name, version, png, chrysalis_home(), Console())))
 
 
+@app.command()
+def trust(
+    folder: Annotated[Path | None, typer.Argument(help="The repository's folder (default: here).")] = None,
+    remove: Annotated[bool, typer.Option("--remove", help="Stop trusting it.")] = False,
+    show: Annotated[bool, typer.Option("--list", help="List the trusted folders.")] = False,
+) -> None:
+    """Trust a folder: its own .chrysalis/config.toml may then raise the level, set yes, base_url, allow rules."""
+    from chrysalis.cli.trust_cmd import trust_command
+
+    raise typer.Exit(_guarded(lambda: trust_command(folder, remove=remove, show=show)))
+
+
 @daemon_app.command("start")
 def daemon_start(
     idle: Annotated[str | None, typer.Option("--idle", help="Exit after this many idle minutes (default 30).")] = None,

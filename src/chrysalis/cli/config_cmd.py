@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from chrysalis.cli.render import print_warnings
 from chrysalis.config import load_settings
 
 __all__ = ["show_config"]
@@ -16,6 +17,7 @@ __all__ = ["show_config"]
 def show_config(flags: dict[str, Any], console: Console | None = None) -> int:
     """Print a table of key, value and source (flag, env var, file:line or default)."""
     settings = load_settings(flags)
+    print_warnings(settings.warnings)
     table = Table(title="chrysalis settings", show_lines=False)
     table.add_column("key", style="bold")
     table.add_column("value")

@@ -23,7 +23,7 @@ def daemon_start_command(idle_minutes: str | None) -> int:
     home = chrysalis_home()
     idle = _idle_seconds(idle_minutes)
     running = daemon_status(home)
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     if running is None:
         process = start_daemon(home, idle=idle, wait=_START_WAIT_SECONDS)
         running = daemon_status(home)
@@ -42,7 +42,7 @@ def daemon_stop_command() -> int:
     """Stop the daemon if one runs; runs it started finish on their own."""
     home = chrysalis_home()
     pid = stop_daemon(home)
-    Console(highlight=False).print(f"Daemon {pid} stopped." if pid else f"No daemon runs for {home}.")
+    Console(highlight=False, soft_wrap=True).print(f"Daemon {pid} stopped." if pid else f"No daemon runs for {home}.")
     return EXIT_OK
 
 
@@ -53,10 +53,12 @@ def daemon_status_command(*, json_output: bool) -> int:
     if json_output:
         print(json.dumps({"running": status is not None, "home": str(home), **(status or {})}))
     elif status is None:
-        Console(highlight=False).print(f"No daemon runs for {home}. Start one with `chrysalis daemon start`.")
+        Console(highlight=False, soft_wrap=True).print(
+            f"No daemon runs for {home}. Start one with `chrysalis daemon start`."
+        )
     else:
         up = time.time() - float(status["started_at"])
-        Console(highlight=False).print(
+        Console(highlight=False, soft_wrap=True).print(
             f"Daemon pid {status['pid']} for {home}: up {up:.0f}s, served {status['served']} runs, "
             f"exits after {float(status['idle_seconds']) / 60:g} idle minutes."
         )

@@ -74,22 +74,24 @@ def socket_path(home: Path) -> Path:
 
 
 def code_fingerprint() -> str:
-    """What the running code is: the interpreter, chrysalis's files and the installed packages.
+    """What the running code is: the interpreter, the installed packages and chrysalis's own files.
 
     A daemon serves only clients with the same fingerprint, and one whose code changed on disk
     since it started (an upgrade, an edit of a checkout) exits instead of running stale code.
-    Cheap: one ``stat`` per source file of chrysalis and per import folder.
+    Installed packages are named by the entries of each import folder (an upgrade renames its
+    ``*.dist-info``); chrysalis's files by their modification times. Folder times are not used:
+    compiling a module the first time creates ``__pycache__`` and would change them. About 3 ms.
     """
     package = Path(__file__).resolve().parent.parent
     parts = [sys.executable, sys.version, str(package)]
-    folders = [str(p) for p in package.rglob("*") if p.is_dir() and p.name != "__pycache__"]
-    for folder in [*import_path(), *folders]:
+    for folder in import_path():
         try:
-            parts.append(f"{folder}:{Path(folder or '.').stat().st_mtime_ns}")
+            names = sorted(entry.name for entry in Path(folder or ".").iterdir() if entry.name != "__pycache__")
         except OSError:
             continue
+        parts.append(f"{folder}:{','.join(names)}")
     for source in sorted(package.rglob("*.py")):
-        parts.append(f"{source.name}:{source.stat().st_mtime_ns}")
+        parts.append(f"{source.relative_to(package)}:{source.stat().st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

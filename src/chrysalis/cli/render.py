@@ -26,9 +26,17 @@ from chrysalis.agent.events import (
     ToolResultEvent,
 )
 
-__all__ = ["JsonRenderer", "RichRenderer"]
+__all__ = ["JsonRenderer", "RichRenderer", "print_warnings"]
 
 _PREVIEW_CHARS = 160
+
+
+def print_warnings(warnings: tuple[str, ...]) -> None:
+    """Settings warnings (an untrusted folder's ignored keys) on stderr, where ``--json`` output is not."""
+    if warnings:
+        console = Console(stderr=True, highlight=False)
+        for warning in warnings:
+            console.print(Text.assemble(("warning: ", "bold yellow"), warning), soft_wrap=True)
 
 
 class JsonRenderer:

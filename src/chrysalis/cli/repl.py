@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.cli.render import RichRenderer
+from chrysalis.cli.render import RichRenderer, print_warnings
 from chrysalis.config import MODES, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError
 
@@ -29,7 +29,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/model": "show or set the model: /model provider:name",
     "/context": "show what the conversation holds (messages, estimated tokens, prompt size)",
     "/compact": "shrink the conversation to its last exchange to free context",
-    "/undo": "restore the files the last task changed",
+    "/undo": "restore the files the last task changed (by its tools and its commands)",
     "/cost": "show tokens and USD spent in this session",
     "/evolve": "learn lessons from failed runs; kept only if a judge scores them better (/evolve history)",
     "/exit": "leave (Ctrl-D works too)",
@@ -130,8 +130,10 @@ class Repl:
 
     def _undo(self, _argument: str) -> None:
         settings = self.session.settings
-        restored = self.session.stores.checkpoints.undo(settings.workspace, None)
-        self.console.print(f"restored {len(restored)} file(s): " + ", ".join(str(p) for p in restored))
+        report = self.session.stores.checkpoints.undo(settings.workspace, None)
+        self.console.print(f"restored {len(report.restored)} file(s): " + ", ".join(str(p) for p in report.restored))
+        for note in report.notes():
+            self.console.print(note)
 
     def _cost(self, _argument: str) -> None:
         s = self.session
@@ -163,6 +165,7 @@ def repl_command(flags: dict[str, Any]) -> int:
     from chrysalis.cli.run_cmd import terminal_approver
 
     settings = load_settings(flags)
+    print_warnings(settings.warnings)
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
     session = AgentSession(settings, approver=terminal_approver(), on_event=RichRenderer(console))

@@ -10,7 +10,7 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
-from chrysalis.cli.render import JsonRenderer, RichRenderer
+from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
 
@@ -40,6 +40,7 @@ def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
     settings = load_settings(flags)
+    print_warnings(settings.warnings)
     if settings.daemon and not daemon_client.IN_DAEMON_CHILD:
         daemon_client.start_daemon(settings.home)  # warms up beside this run; exits at once if one runs
     renderer = JsonRenderer() if json_output else RichRenderer()

@@ -1,4 +1,4 @@
-"""The one function that decides, before any tool call, whether it may run.
+"""The one object that decides, before any tool call, whether it may run: ``Policy``.
 
 Security levels (seed 000), each including the ones below it:
 
@@ -10,8 +10,10 @@ Security levels (seed 000), each including the ones below it:
 
 Modes narrow what the level allows: ``ask`` never writes or runs commands, ``architect`` writes
 only plan and doc files, ``code`` does everything the level allows, ``semantic`` reads and uses
-memory. A denial says which level or mode would allow the call, so both the model and the user
-know how to go on.
+memory. Rules from config (``tools/rules.py``: ``allow``/``ask``/``deny`` lists in ``[permissions]``)
+refine that: deny first, an allow rule skips a confirmation but never raises the level. A denial
+says which level, mode or rule decided and what would allow the call, so both the model and the
+user know how to go on.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from chrysalis.config import LEVEL_NAMES
+from chrysalis.config import LEVEL_NAMES, Settings
 from chrysalis.tools.base import Effect, ToolSpec
+from chrysalis.tools.rules import Action, Rule
 
-__all__ = ["LEVEL_NAMES", "Decision", "decide", "is_doc_path", "is_test_path", "mode_allows"]
+__all__ = ["LEVEL_NAMES", "Decision", "Policy", "Reason", "SandboxMode", "is_doc_path", "is_test_path", "mode_allows"]
 
 
 _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
@@ -39,12 +42,22 @@ _TEST_PATTERNS = (
 )  # fmt: skip
 
 
+Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "allowed"]
+"""What decided: the level, the mode, a config rule, the protected-tests guard, the need to confirm, or nothing."""
+
+
 @dataclass(frozen=True)
 class Decision:
     """The policy's answer for one call; ``reason`` is shown to the model and the user."""
 
     kind: Literal["allow", "ask", "deny"]
     reason: str = ""
+    by: Reason = "allowed"
+    """What made the decision, so callers never parse ``reason`` (a protected test is not a denial to count)."""
+    rule: Rule | None = None
+    """The config rule that decided, when ``by == "rule"`` (or an allow rule that skipped the confirmation)."""
+    allow_with: str | None = None
+    """What would allow the call: ``--level 3``, ``--mode code``, ``--yes``; None when nothing would."""
 
     @property
     def allowed(self) -> bool:
@@ -52,29 +65,89 @@ class Decision:
         return self.kind == "allow"
 
 
-def decide(
-    tool: ToolSpec,
-    args: Any,
-    *,
-    level: int,
-    mode: str,
-    auto_approve: bool = False,
-    protect_tests: bool = False,
-) -> Decision:
-    """Decide allow / ask / deny for one call of ``tool`` with validated ``args``."""
-    if tool.level > level:
-        return Decision(
-            "deny",
-            f"{tool.name!r} needs security level {tool.level} ({LEVEL_NAMES[tool.level]}); "
-            f"this run has level {level} ({LEVEL_NAMES[level]}). Rerun with --level {tool.level} to allow it.",
+@dataclass(frozen=True)
+class Policy:
+    """Every decision about what the agent may do: level x mode x rules x trust -> allow / ask / deny.
+
+    The tools offered to the model (``offers``), each call (``decide``), the sandbox a command runs
+    in (``command_sandbox``) and the final test check (``check_sandbox``) all ask this object.
+    Trust is applied before it is built: an untrusted folder's config cannot raise the level, turn
+    on ``yes`` or add allow rules (``chrysalis.config``), so a Policy only ever sees what counts.
+    """
+
+    level: int
+    mode: str
+    auto_approve: bool = False
+    protect_tests: bool = False
+    rules: tuple[Rule, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Policy:
+        """The policy of a run with ``settings``."""
+        rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in settings.permissions)
+        return cls(level=settings.level, mode=settings.mode, auto_approve=settings.yes,
+                   protect_tests=settings.protect_tests, rules=rules)  # fmt: skip
+
+    def offers(self, tool: ToolSpec) -> bool:
+        """Whether to show ``tool`` to the model: the mode can allow it at some level, and no rule denies it whole.
+
+        Tools above the run's level are offered, so a call is refused naming the level that allows it.
+        """
+        whole_denial = any(
+            r.action == "deny" and r.specifier is None and r.tool in ("*", tool.name) for r in self.rules
         )
-    denial = _mode_denial(tool, args, mode) or _test_denial(tool, args, protect_tests)
-    if denial:
-        return Decision("deny", denial)
-    needs_confirmation = (tool.effect == "write" and level == 2) or (tool.effect == "shell" and level == 3)
-    if needs_confirmation and not auto_approve:
-        return Decision("ask", f"{tool.name!r} changes the workspace ({tool.effect}); it needs your approval.")
-    return Decision("allow")
+        return mode_allows(tool, self.mode) and not whole_denial
+
+    def decide(self, tool: ToolSpec, args: Any) -> Decision:
+        """Allow, ask or deny one call of ``tool`` with validated ``args``.
+
+        Order: the level, then the mode, then deny rules, then protected tests, then ask rules,
+        then allow rules (which skip the confirmation, never raise the level), then the
+        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``.
+        """
+        if tool.level > self.level:
+            return Decision(
+                "deny",
+                f"{tool.name!r} needs security level {tool.level} ({LEVEL_NAMES[tool.level]}); this run has level "
+                f"{self.level} ({LEVEL_NAMES[self.level]}). Rerun with --level {tool.level} to allow it.",
+                by="level", allow_with=f"--level {tool.level}",
+            )  # fmt: skip
+        mode_denial = _mode_denial(tool, args, self.mode)
+        if mode_denial:
+            return Decision("deny", mode_denial[0], by="mode", allow_with=mode_denial[1])
+        matching = [rule for rule in self.rules if rule.matches(tool, args)]
+        denied = next((r for r in matching if r.action == "deny"), None)
+        if denied:
+            return Decision("deny", f"the rule deny {denied} ({denied.source}) forbids this call.", by="rule",
+                            rule=denied)  # fmt: skip
+        test_denial = _test_denial(tool, args, self.protect_tests)
+        if test_denial:
+            return Decision("deny", test_denial, by="protected_test")
+        asked = next((r for r in matching if r.action == "ask"), None)
+        if asked:
+            return Decision("ask", f"the rule ask {asked} ({asked.source}) wants your approval for {tool.name!r}.",
+                            by="rule", rule=asked)  # fmt: skip
+        allowed = next((r for r in matching if r.action == "allow"), None)
+        if self._needs_confirmation(tool) and not self.auto_approve and allowed is None:
+            return Decision("ask", f"{tool.name!r} changes the workspace ({tool.effect}); it needs your approval.",
+                            by="confirmation", allow_with="--yes")  # fmt: skip
+        return Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
+
+    def _needs_confirmation(self, tool: ToolSpec) -> bool:
+        return (tool.effect == "write" and self.level == 2) or (tool.effect == "shell" and self.level == 3)
+
+    @property
+    def command_sandbox(self) -> SandboxMode:
+        """How the agent's commands are confined: the workspace read-only below level 3, writable at 3."""
+        return "workspace-write" if self.level >= 3 else "read-only"
+
+    @property
+    def check_sandbox(self) -> SandboxMode:
+        """How the final test check runs: writable only where the user already lets commands write unasked."""
+        return "workspace-write" if self.level >= 3 and self.auto_approve else "read-only"
+
+
+SandboxMode = Literal["read-only", "workspace-write"]
 
 
 def mode_allows(tool: ToolSpec, mode: str) -> bool:
@@ -82,19 +155,22 @@ def mode_allows(tool: ToolSpec, mode: str) -> bool:
     return tool.effect in _MODE_EFFECTS.get(mode, frozenset())
 
 
-def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> str | None:
+def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> tuple[str, str] | None:
+    """Why ``mode`` refuses the call, and the flag that would allow it."""
     if not mode_allows(tool, mode):
         modes = [m for m, effects in _MODE_EFFECTS.items() if tool.effect in effects]
         return (
             f"{tool.name!r} ({tool.effect}) is not allowed in {mode!r} mode. "
-            f"Switch with --mode {modes[-1]} (or /mode {modes[-1]}) to allow it."
+            f"Switch with --mode {modes[-1]} (or /mode {modes[-1]}) to allow it.",
+            f"--mode {modes[-1]}",
         )
     if mode == "architect" and tool.effect == "write":
         not_docs = [p for p in tool.write_targets(args) if not is_doc_path(p)]
         if not_docs or not tool.write_targets(args):
             return (
                 f"In 'architect' mode only plan and doc files (*.md, *.rst, *.txt, docs/) may be written, "
-                f"not {', '.join(not_docs) or tool.name!r}. Switch with --mode code to change code."
+                f"not {', '.join(not_docs) or tool.name!r}. Switch with --mode code to change code.",
+                "--mode code",
             )
     return None
 

@@ -1,0 +1,120 @@
+"""A repository's own config cannot widen the agent's powers until the user trusts that folder."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from chrysalis.config import load_settings
+from chrysalis.errors import ConfigError
+from chrysalis.trust import add_trusted, remove_trusted
+from tests.helpers import assert_clean_error, chrysalis
+
+WIDENING = """\
+level = 3
+yes = true
+base_url = "http://127.0.0.1:9/v1"
+mode = "ask"
+
+[permissions]
+allow = ["shell(curl:*)"]
+deny = ["shell(rm:*)"]
+"""
+
+
+def _env() -> dict[str, str]:
+    return {"CHRYSALIS_HOME": os.environ["CHRYSALIS_HOME"]}
+
+
+def _project(workspace: Path, text: str) -> Path:
+    path = workspace / ".chrysalis" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_an_untrusted_folder_cannot_widen_and_is_told_which_keys_were_ignored(workspace: Path) -> None:
+    path = _project(workspace, WIDENING)
+    settings = load_settings({"workspace": workspace}, environ=_env())
+    assert (settings.level, settings.yes, settings.base_url) == (2, False, None)
+    assert settings.mode == "ask"  # narrowing keys apply as always
+    assert [(a, r) for a, r, _ in settings.permissions] == [("deny", "shell(rm:*)")]
+    (warning,) = settings.warnings
+    for named in ("level = 3", "yes", "base_url", "permissions.allow", str(path), "chrysalis trust"):
+        assert named in warning
+
+
+def test_a_trusted_folder_and_its_subfolders_get_their_config(workspace: Path, chrysalis_home: Path) -> None:
+    _project(workspace, WIDENING)
+    assert add_trusted(chrysalis_home / "config.toml", workspace)
+    settings = load_settings({"workspace": workspace}, environ=_env())
+    assert (settings.level, settings.yes, settings.base_url) == (3, True, "http://127.0.0.1:9/v1")
+    assert ("allow", "shell(curl:*)") in [(a, r) for a, r, _ in settings.permissions]
+    assert settings.warnings == ()
+    assert remove_trusted(chrysalis_home / "config.toml", workspace)
+    assert load_settings({"workspace": workspace}, environ=_env()).level == 2
+
+
+def test_an_untrusted_folder_may_lower_the_level(workspace: Path) -> None:
+    _project(workspace, "level = 1\n")
+    settings = load_settings({"workspace": workspace}, environ=_env())
+    assert settings.level == 1
+    assert settings.warnings == ()
+
+
+def test_a_raise_up_to_the_users_own_level_is_no_raise(workspace: Path, chrysalis_home: Path) -> None:
+    (chrysalis_home / "config.toml").write_text("level = 3\n")
+    _project(workspace, "level = 3\n")
+    assert load_settings({"workspace": workspace}, environ=_env()).warnings == ()
+
+
+def test_a_repository_cannot_trust_itself(workspace: Path) -> None:
+    path = _project(workspace, f'trusted_folders = ["{workspace}"]\nlevel = 3\n')
+    with pytest.raises(ConfigError, match=f"{path}:1: trusted_folders can only be set"):
+        load_settings({"workspace": workspace}, environ=_env())
+
+
+def test_a_bad_permission_rule_names_file_and_rule(workspace: Path) -> None:
+    path = _project(workspace, '[permissions]\ndeny = ["shell("]\n')
+    with pytest.raises(ConfigError, match="shell\\(") as caught:
+        load_settings({"workspace": workspace}, environ=_env())
+    assert f"{path}:1" in str(caught.value)
+
+
+def test_rules_from_every_source_add_up(workspace: Path, chrysalis_home: Path) -> None:
+    (chrysalis_home / "config.toml").write_text('[permissions]\ndeny = ["web_fetch"]\n')
+    _project(workspace, '[permissions]\nask = ["git_commit"]\n')
+    env = {**_env(), "CHRYSALIS_PERMISSIONS": '{"deny": ["shell(sudo:*)"]}'}
+    rules = [(a, r) for a, r, _ in load_settings({"workspace": workspace}, environ=env).permissions]
+    assert rules == [("deny", "web_fetch"), ("ask", "git_commit"), ("deny", "shell(sudo:*)")]
+
+
+def test_the_trust_command_keeps_the_rest_of_the_user_config(workspace: Path, chrysalis_home: Path) -> None:
+    user = chrysalis_home / "config.toml"
+    user.write_text('# my settings\nmodel = "openai:gpt-4o-mini"\n\n[prices]\n"m" = { input = 1, output = 2 }\n')
+    done = chrysalis("trust", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert "Trusted" in done.stdout
+    text = user.read_text()
+    assert text.startswith("# my settings\n")
+    data = tomllib.loads(text)
+    assert data["trusted_folders"] == [str(workspace.resolve())]
+    assert data["prices"] == {"m": {"input": 1, "output": 2}}
+    assert "already trusted" in chrysalis("trust", str(workspace)).stdout
+    assert str(workspace.resolve()) in chrysalis("trust", "--list").stdout
+    assert "no longer trusted" in chrysalis("trust", "--remove", str(workspace)).stdout
+    assert tomllib.loads(user.read_text())["trusted_folders"] == []
+
+
+def test_the_trust_command_refuses_a_missing_folder(chrysalis_home: Path, tmp_path: Path) -> None:
+    assert_clean_error(chrysalis("trust", str(tmp_path / "nope")), 2, "is not a folder")
+
+
+def test_commands_show_the_warning(workspace: Path, chrysalis_home: Path) -> None:
+    _project(workspace, "yes = true\n")
+    done = chrysalis("config", "show", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert "not a trusted folder" in done.stderr
