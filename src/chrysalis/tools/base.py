@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from chrysalis.tools.sandbox import SandboxOptions
+
 __all__ = [
     "MAX_RESULT_CHARS",
     "Effect",
@@ -87,7 +89,12 @@ class ToolContext:
     shell_timeout: float = 120.0
     """Seconds a shell command may run before it is killed."""
     sandbox: bool = False
-    """Run shell commands in a read-only, network-less sandbox (security level 1)."""
+    """Commands see the workspace read-only (level 1, the final check); otherwise they may write it.
+
+    Either way they run confined (``chrysalis.tools.sandbox``): only ``--unsafe-no-sandbox`` on a
+    machine where no sandbox works lets a command run unconfined."""
+    sandbox_options: SandboxOptions = field(default_factory=SandboxOptions)
+    """Network, limits and the unsafe escape for commands (``SandboxOptions.from_settings``)."""
     test_command: str | None = None
     """The project's test command (``test_command`` in config); ``None`` means detect it from the project files."""
 

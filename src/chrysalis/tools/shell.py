@@ -1,28 +1,38 @@
-"""Run a shell command in the workspace, with a timeout, an output cap and an optional sandbox.
+"""Run a shell command in the workspace, confined, with a timeout and a cap on its output.
 
-The command runs in its own process group so a timeout kills everything it started (a test
-runner's workers, a server it forgot to stop), not just bash. At security level 1 the command runs
-inside bubblewrap: the whole file system read-only (the workspace too), a private /tmp, no network
-and its own PID namespace, so "sandboxed read" means exactly that.
+Every command runs in the sandbox (``chrysalis.tools.sandbox``): at security level 1 (and for the
+final check) the workspace is read-only, at level 3 it is writable; either way the command sees a
+minimal system, a private /tmp, its own PID namespace, no network and none of the user's secrets.
+It runs in its own process group (and, where one can be made, its own ``pids`` cgroup), so a
+timeout kills everything it started, not just bash. Its output is read as it comes and only the
+head and tail are kept, so a command that prints a gigabyte cannot fill Chrysalis's memory; past
+``Limits.output_bytes`` it is stopped.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+import selectors
 import signal
 import subprocess
+import time
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
+from chrysalis.tools.sandbox import SandboxSpec, SandboxUnavailable, confine
 
-__all__ = ["ShellArgs", "run_command", "sandbox_argv", "shell"]
+__all__ = ["MAX_OUTPUT_CHARS", "ShellArgs", "run_command", "shell"]
 
 MAX_OUTPUT_CHARS = 8_000
 """Command output beyond this is cut in the middle: the head and the tail (where errors are) stay."""
+_KEEP_BYTES = 4 * MAX_OUTPUT_CHARS
+"""Bytes kept from each end of the output while it is read (a character is at most 4 bytes of UTF-8)."""
+_CHUNK = 1 << 16
 _DRAIN_SECONDS = 5.0
+Stop = Literal["timeout", "output"]
 
 
 class ShellArgs(ToolArgs):
@@ -32,27 +42,32 @@ class ShellArgs(ToolArgs):
     timeout: float | None = Field(default=None, gt=0, description="Seconds before the command is killed.")
 
 
-def sandbox_argv(workspace: Path, command: str) -> list[str]:
-    """The bubblewrap command line: everything read-only, private /tmp, no network, own PIDs.
+class _Capture:
+    """The head and tail of a stream, and how long it was: the middle is dropped as it is read."""
 
-    The workspace is bound again after ``--tmpfs /tmp`` because it may live under /tmp (as in
-    tests), where the fresh tmpfs would otherwise hide it.
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
 
-    Raises:
-        ToolError: bubblewrap is not installed.
-    """
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise ToolError(
-            "The sandboxed shell (security level 1) needs bubblewrap, which is not installed: "
-            "install bubblewrap (apt-get install bubblewrap) or use --level 3 to run commands unsandboxed."
-        )
-    ws = str(workspace)
-    return [
-        bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-        "--ro-bind", ws, ws, "--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir", ws,
-        "bash", "-c", command,
-    ]  # fmt: skip
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = _KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > 2 * _KEEP_BYTES:
+            del self.tail[:-_KEEP_BYTES]
+
+    def text(self) -> str:
+        """The output, cut in the middle to ``MAX_OUTPUT_CHARS`` when long."""
+        if len(self.head) + len(self.tail) == self.total:
+            return truncate(bytes(self.head + self.tail).decode("utf-8", errors="replace"), MAX_OUTPUT_CHARS)
+        head = self.head.decode("utf-8", errors="replace")[: MAX_OUTPUT_CHARS * 2 // 3]
+        tail = self.tail[-_KEEP_BYTES:].decode("utf-8", errors="replace")[-(MAX_OUTPUT_CHARS // 3) :]
+        cut = self.total - len(head.encode()) - len(tail.encode())
+        return f"{head}\n[... truncated about {cut} bytes ...]\n{tail}"
 
 
 def _kill_group(pid: int) -> None:
@@ -62,58 +77,81 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str]:
-    """Run ``argv`` in a new process group; the exit code is None when it timed out and was killed."""
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
+def _read(fd: int, capture: _Capture, deadline: float, cap: int | None) -> Stop | None:
+    """Read ``fd`` to its end (``None``), or until the deadline or past ``cap`` bytes."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            if not selector.select(remaining):
+                continue
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return None
+            capture.feed(chunk)
+            if cap is not None and capture.total > cap:
+                return "output"
+
+
+def _run(
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int
+) -> tuple[int | None, str, Stop | None]:
+    """Run ``argv`` in a new process group: (exit code, output, why it was stopped); no code when stopped."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    assert proc.stdout is not None
+    capture = _Capture()
+    with proc.stdout:
+        stop = _read(proc.stdout.fileno(), capture, time.monotonic() + timeout, cap)
+        if stop is not None:
+            _kill_group(proc.pid)
+            drained = _read(proc.stdout.fileno(), capture, time.monotonic() + _DRAIN_SECONDS, None)
+            if drained is not None:  # a process left the group and holds the pipe
+                capture.feed(b"\n(a process the command started still held its output open)")
+    if stop is None:
         try:
-            out, _ = proc.communicate(timeout=_DRAIN_SECONDS)
-        except subprocess.TimeoutExpired:  # a process left the group and holds the pipe: give up reading
-            proc.kill()
-            out = b""
-        code = None
+            proc.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:  # closed its output but went on running
+            stop = "timeout"
     _kill_group(proc.pid)  # background jobs it left running
     proc.wait()
-    return code, out.decode("utf-8", errors="replace")
+    return (None if stop else proc.returncode), capture.text(), stop
 
 
 def run_command(command: str, ctx: ToolContext, timeout: float | None = None) -> tuple[int | None, str]:
-    """Run ``command`` in the workspace (sandboxed when ``ctx.sandbox``); returns (exit code, report).
+    """Run ``command`` confined in the workspace (read-only when ``ctx.sandbox``); returns (exit code, report).
 
-    The report starts with ``exit code N`` (or says it timed out), then the capped output; the
-    agent's guards read that first line to know whether the last check passed.
+    The report starts with ``exit code N`` (or says it timed out or was stopped), then the capped
+    output; the agent's guards read that first line to know whether the last check passed.
+
+    Raises:
+        ToolError: the command is empty, or no sandbox works here (the message says how to fix it).
     """
     if not command.strip():
         raise ToolError("The command is empty.")
     workspace = ctx.workspace.resolve()
     limit = min(timeout or ctx.shell_timeout, ctx.shell_timeout)
-    env = dict(os.environ)
-    if ctx.sandbox:
-        argv = sandbox_argv(workspace, command)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-    else:
-        argv = ["bash", "-c", command]
+    options = ctx.sandbox_options
     try:
-        code, output = _run(argv, workspace, env, limit)
+        confined = confine(SandboxSpec(workspace, writable=not ctx.sandbox, options=options), command)
+    except SandboxUnavailable as exc:
+        raise ToolError(str(exc)) from None
+    try:
+        code, output, stop = _run(confined.argv, workspace, confined.env, limit, options.limits.output_bytes)
     except FileNotFoundError as exc:
         raise ToolError(f"Cannot start the command: {exc.strerror}: {exc.filename}") from None
-    body = truncate(output.rstrip("\n"), MAX_OUTPUT_CHARS) if output.strip() else "(no output)"
-    if code is None:
+    finally:
+        confined.close()
+    body = output.rstrip("\n") if output.strip() else "(no output)"
+    if stop == "timeout":
         head = f"Timed out after {limit:g}s; the command and every process it started were killed."
+    elif stop == "output":
+        mib = options.limits.output_bytes / (1 << 20)
+        head = f"Stopped after {mib:g} MiB of output; the command and every process it started were killed."
     else:
-        head = f"exit code {code}" + (" (read-only sandbox, no network)" if ctx.sandbox else "")
+        head = f"exit code {code}" + (f" ({confined.note})" if confined.note else "")
     return code, f"{head}\n{body}"
 
 
