@@ -115,6 +115,10 @@ class Settings:
     """Which tools the model is offered: all, coder, editor, researcher, vcs; ``auto`` = coder for local models."""
     protect_tests: bool = True
     """Refuse edits to test files, so the agent fixes code instead of weakening tests."""
+    sandbox_network: bool = False
+    """Let commands in the sandbox use the network (``chrysalis.tools.sandbox``); off by default."""
+    unsafe_no_sandbox: bool = False
+    """Where no sandbox works, run commands unconfined instead of refusing them (``--unsafe-no-sandbox``)."""
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict[str, tuple[float, float]])
     """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
     daemon: bool = False
@@ -143,7 +147,7 @@ class Settings:
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
-    "permissions",
+    "permissions", "sandbox_network", "unsafe_no_sandbox",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -162,6 +166,8 @@ _ALLOWED: dict[str, str] = {
     "profile": "one of " + ", ".join(PROFILES),
     "test_command": "a shell command such as 'python -m pytest -q'",
     "daemon": "true or false",
+    "sandbox_network": "true or false",
+    "unsafe_no_sandbox": "true or false",
     "permissions": "a table [permissions] with lists allow, ask and deny of rules such as 'shell(pytest:*)' or "
     "'write_file(docs/**)' (in the environment: the same as JSON)",
     "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
@@ -446,6 +452,8 @@ _COERCERS: dict[str, Any] = {
     "workspace": _as_workspace,
     "yes": _as_bool,
     "protect_tests": _as_bool,
+    "sandbox_network": _as_bool,
+    "unsafe_no_sandbox": _as_bool,
     "profile": _as_profile,
     "test_command": _as_command,
     "prices": _as_prices,

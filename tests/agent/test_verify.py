@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,8 @@ from chrysalis.agent.events import Check, Event, RedFlag, RunResult
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.stores import Stores
+from chrysalis.tools import sandbox
+from chrysalis.tools.sandbox import Backend
 from tests.helpers import Script, final, tool
 
 BUG = "    return a + b\n"
@@ -99,18 +100,17 @@ def test_the_configured_test_command_is_the_check(workspace: Path) -> None:
 def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(shutil, "which", lambda _name: None)  # no bubblewrap on this machine
+    monkeypatch.setattr(sandbox, "probe", lambda kind: Backend(kind, problem="no user namespaces (test)"))
     script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
     result, events = run(workspace, script, level=2, yes=True)  # level 2: the check runs in the sandbox
     assert not result.success and result.verified is False
-    assert result.problem and "could not run" in result.problem and "bubblewrap" in result.problem
-    assert "--level 3 --yes" in result.problem
+    assert result.problem and "could not run" in result.problem and "no user namespaces (test)" in result.problem
+    assert "--unsafe-no-sandbox" in result.problem
     (check,) = checks(events)
     assert not check.passed and check.exit_code is None and check.sandboxed
     assert not any(isinstance(e, RedFlag) for e in events)  # not sent back: the model cannot install a sandbox
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)")
 def test_below_level_3_with_yes_the_check_runs_in_the_read_only_sandbox(workspace: Path) -> None:
     script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
     result, events = run(workspace, script, level=2, yes=True)

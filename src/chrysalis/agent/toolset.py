@@ -21,6 +21,7 @@ from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.policy import Decision, Policy
 from chrysalis.tools.run_tests import code_under_test
+from chrysalis.tools.sandbox import SandboxOptions
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext, Tool
@@ -97,7 +98,7 @@ class GatedTools:
         policy = Policy.from_settings(s)
         sandboxed = policy.command_sandbox == "read-only"
         context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=sandboxed,
-                              test_command=s.test_command)  # fmt: skip
+                              sandbox_options=SandboxOptions.from_settings(s), test_command=s.test_command)  # fmt: skip
         offered = {name: spec for name, spec in tools.items() if policy.offers(spec)}
 
         def command_snapshot(kind: str) -> AbstractContextManager[None]:

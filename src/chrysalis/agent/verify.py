@@ -9,8 +9,10 @@ fails); the run's outcome then follows the last check, never the model's words.
 
 With no test command, nothing can check the change: the run succeeds with ``verified = None``
 (writing ``hello.txt`` in a folder without tests is not a failure). The check runs in the
-read-only sandbox with no network, except at level 3 with ``--yes``, where the user already lets
-commands run on the real workspace (tests that write files then behave as they do for the model).
+sandbox (``chrysalis.tools.sandbox``) with the workspace read-only, except at level 3 with
+``--yes``, where the user already lets commands write the workspace (tests that write files then
+behave as they do for the model). Where no sandbox works it cannot run (``verified = False``, the
+reason says how to fix it), unless the user passed ``--unsafe-no-sandbox``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from chrysalis.config import Settings
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
+from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_command
 
 __all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict"]
@@ -95,13 +98,13 @@ class FinalCheck:
         """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
         sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
-        context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command)
+        context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command,
+                              sandbox_options=SandboxOptions.from_settings(s))  # fmt: skip
         try:
             code, report = run_command(command, context)
         except ToolError as exc:
-            where = " (the check runs on the real workspace only with --level 3 --yes)" if sandboxed else ""
-            verdict = Verdict(verified=False, problem=f"the tests ({command}) could not run: {exc}{where}",
-                              report=str(exc), ran=False)  # fmt: skip
+            verdict = Verdict(verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc),
+                              ran=False)  # fmt: skip
             return verdict, self._event(command, None, sandboxed, str(exc))
         event = self._event(command, code, sandboxed, report[-_EVENT_TAIL_CHARS:])
         if code == 0:

@@ -50,6 +50,9 @@ StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model re
 WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The folder to work in (default: here).")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Print the traceback when chrysalis hits a bug of its own.")]
+UnsafeOpt = Annotated[
+    bool, typer.Option("--unsafe-no-sandbox", help="Where no sandbox works, run commands unconfined (unsafe).")
+]
 _argv: list[str] = []
 """The command line as given, handed unchanged to the daemon when it takes a run."""
 _debug = False
@@ -72,6 +75,7 @@ def root(
     level: LevelOpt = None,
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
+    unsafe_no_sandbox: UnsafeOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Start the interactive agent (REPL) when no command is given."""
@@ -81,7 +85,8 @@ def root(
         return
     from chrysalis.cli.repl import repl_command
 
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes)
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes,
+                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: repl_command(flags)))
 
 
@@ -98,6 +103,7 @@ def run(
     max_steps: StepsOpt = None,
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
+    unsafe_no_sandbox: UnsafeOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -113,7 +119,8 @@ def run(
     global _debug
     _debug = _debug or debug
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes)  # fmt: skip
+                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes,
+                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
 
 
@@ -243,6 +250,20 @@ def archive_show(
     from chrysalis.config import chrysalis_home
 
     raise typer.Exit(_guarded(lambda: archive_show_command(name, version, png, chrysalis_home(), Console())))
+
+
+@app.command()
+def doctor(
+    workspace: WorkspaceOpt = None,
+    level: LevelOpt = None,
+    unsafe_no_sandbox: UnsafeOpt = False,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Say which sandbox confines commands here and what it allows (exit 1 if commands would be refused)."""
+    from chrysalis.cli.doctor_cmd import doctor_command
+
+    flags = _flags(workspace=workspace, level=level, unsafe_no_sandbox=unsafe_no_sandbox or None)
+    raise typer.Exit(_guarded(lambda: doctor_command(flags, json_output=json_output), json_output=json_output))
 
 
 @app.command()
