@@ -65,8 +65,8 @@ def test_the_run_is_recorded_and_can_be_undone(workspace: Path, chrysalis_home: 
         assert traced[0] == "start" and traced[-1] == "final" and "tool_call" in traced
         summary = stores.evals.summary()
         assert any(row.task_type == "fix" and row.runs == 1 for row in summary)
-        restored = stores.checkpoints.undo(workspace)
-    assert [p.name for p in restored] == ["calc.py"]
+        report = stores.checkpoints.undo(workspace)
+    assert [p.name for p in report.restored] == ["calc.py"]
     assert (workspace / "calc.py").read_text().endswith(BUG)
 
 

@@ -24,7 +24,7 @@ def test_undo_restores_modified_files_and_deletes_created_ones(stores: Stores, w
     created.parent.mkdir(parents=True)
     created.write_text("made by the agent")
 
-    restored = stores.checkpoints.undo(workspace)
+    restored = stores.checkpoints.undo(workspace).restored
 
     assert sorted(restored) == sorted([kept, created])
     assert kept.read_bytes() == b"def add(a, b):\n    return a + b\n"
@@ -85,9 +85,9 @@ def test_undo_defaults_to_the_latest_run_and_each_run_once(stores: Stores, works
     stores.checkpoints.snapshot("run-2", workspace, target)
     target.write_text("v2")
 
-    assert stores.checkpoints.undo(workspace) == [target]
+    assert stores.checkpoints.undo(workspace).restored == (target,)
     assert target.read_text() == "v1"
-    assert stores.checkpoints.undo(workspace) == [target]
+    assert stores.checkpoints.undo(workspace).restored == (target,)
     assert target.read_text() == "v0"
     with pytest.raises(UsageError, match="Nothing to undo"):
         stores.checkpoints.undo(workspace)
@@ -116,7 +116,7 @@ def test_runs_are_per_workspace(stores: Stores, workspace: Path, tmp_path: Path)
     stores.checkpoints.snapshot("run-1", other, Path("x.txt"))
     with pytest.raises(UsageError, match="Nothing to undo"):
         stores.checkpoints.undo(workspace)
-    assert stores.checkpoints.undo(other) == [other.resolve() / "x.txt"]
+    assert stores.checkpoints.undo(other).restored == (other.resolve() / "x.txt",)
 
 
 def test_runs_lists_files_and_undone_state(stores: Stores, workspace: Path) -> None:
@@ -202,5 +202,5 @@ def test_a_checkpoint_written_before_the_new_dir_column_still_undoes(home: Path,
     (workspace / "made").mkdir()
     (workspace / "made" / "it.txt").write_text("agent")
     with Stores.open(home) as stores:
-        assert stores.checkpoints.undo(workspace) == [workspace.resolve() / "made" / "it.txt"]
+        assert stores.checkpoints.undo(workspace).restored == (workspace.resolve() / "made" / "it.txt",)
     assert not (workspace / "made" / "it.txt").exists() and (workspace / "made").is_dir()

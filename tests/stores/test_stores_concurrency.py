@@ -103,7 +103,7 @@ def test_concurrent_writers_lose_and_corrupt_nothing(tmp_path: Path) -> None:
         runs = stores.checkpoints.runs(workspace)
         assert sorted(r.run_id for r in runs) == [f"run-{w}" for w in range(WORKERS)]
         assert all(len(r.files) == len(range(0, EVENTS, 5)) for r in runs)
-        restored = stores.checkpoints.undo(workspace, "run-1")
+        restored = stores.checkpoints.undo(workspace, "run-1").restored
         assert len(restored) == len(range(0, EVENTS, 5))
         assert not (workspace / "1").exists()  # its files, and the folder the run made for them
         assert len(list((workspace / "0").iterdir())) == len(range(0, EVENTS, 5))

@@ -23,14 +23,16 @@ def stats_command() -> int:
 
 
 def undo_command(flags: dict[str, Any], run_id: str | None) -> int:
-    """Restore the files a run changed."""
+    """Restore the files a run changed, with its tools and its commands; say what undo leaves as it is."""
     settings = load_settings(flags)
     with Stores.open(settings.home) as stores:
-        restored = stores.checkpoints.undo(settings.workspace, run_id)
+        report = stores.checkpoints.undo(settings.workspace, run_id)
     console = Console(highlight=False)
-    for path in restored:
+    for path in report.restored:
         console.print(f"restored {path}")
-    console.print(f"undid {len(restored)} file(s)")
+    console.print(f"undid {len(report.restored)} file(s) of run {report.run_id}")
+    for note in report.notes():
+        console.print(note)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Persistent state: contexts, eval outcomes, traces and file checkpoints, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, eval outcomes, traces and checkpoints, in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -18,7 +18,14 @@ from types import TracebackType
 from chrysalis.config import DB_FILENAME, TRACES_FILENAME
 from chrysalis.errors import ConfigError
 from chrysalis.stores.archives import ArchiveStore, ArchiveVersion, CompileCache
-from chrysalis.stores.checkpoints import MAX_CHECKPOINT_BYTES, CheckpointRun, CheckpointStore, CheckpointTooLarge
+from chrysalis.stores.checkpoints import (
+    MAX_CHECKPOINT_BYTES,
+    CheckpointRun,
+    CheckpointStore,
+    CheckpointTooLarge,
+    SnapshotUnavailable,
+    UndoReport,
+)
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
@@ -39,8 +46,10 @@ __all__ = [
     "EvalStore",
     "ProfileStats",
     "RunSummary",
+    "SnapshotUnavailable",
     "Stores",
     "TraceStore",
+    "UndoReport",
 ]
 
 
@@ -82,7 +91,7 @@ class Stores:
             context=ContextStore(db),
             evals=EvalStore(db),
             traces=traces,
-            checkpoints=CheckpointStore(db),
+            checkpoints=CheckpointStore(db, home),
             archives=ArchiveStore(db),
             compile_cache=CompileCache(db),
         )

@@ -67,6 +67,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # The topmost folder a created file's path lacked (relative), so undo removes the folders too.
         "ALTER TABLE checkpoint_files ADD COLUMN new_dir TEXT",
     ),
+    (
+        # One row per shell command or commit: the shadow git trees of the workspace before and after
+        # it (stores/shadow.py), and the project's HEAD around it, so undo covers what commands change.
+        """CREATE TABLE checkpoint_commands (
+            run_id TEXT NOT NULL, workspace TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+            before_tree TEXT NOT NULL, after_tree TEXT, head_before TEXT, head_after TEXT,
+            created_at REAL NOT NULL, PRIMARY KEY (run_id, workspace, seq))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
