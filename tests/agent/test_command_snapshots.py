@@ -17,7 +17,7 @@ ORIGINAL = "def add(a, b):\n    return a + b\n"
 
 
 def project(tmp_path: Path) -> Path:
-    """A git repository with no test command, so the final check stays out of the way."""
+    """A git repository with no tests (so no final check unless a test adds them)."""
     root = tmp_path / "proj"
     root.mkdir()
     (root / "calc.py").write_text(ORIGINAL)
@@ -81,3 +81,17 @@ def test_a_command_that_cannot_be_snapshotted_is_not_run(tmp_path: Path, chrysal
     assert not result.ok and result.error is not None and result.error.startswith("Not run: ")
     assert "snapshot store" in result.error
     assert not (ws / "ran.txt").exists()
+
+
+def test_the_final_check_on_the_real_workspace_is_undone_too(tmp_path: Path, chrysalis_home: Path) -> None:
+    ws = project(tmp_path)
+    (ws / "tests").mkdir()
+    (ws / "tests" / "test_calc.py").write_text(
+        "from pathlib import Path\n\n\ndef test_writes():\n    Path('generated.txt').write_text('by the tests')\n"
+    )
+    script = Script([tool("write_file", path="calc.py", content="def add(a, b):\n    return b + a\n"), final("ok")])
+    events = run(ws, script, level=3, yes=True)
+    assert any(e.type == "check" for e in events) and (ws / "generated.txt").exists()
+    with Stores.open(chrysalis_home) as stores:
+        stores.checkpoints.undo(ws)
+    assert (ws / "calc.py").read_text() == ORIGINAL and not (ws / "generated.txt").exists()

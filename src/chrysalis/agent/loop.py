@@ -76,7 +76,7 @@ class AgentLoop:
         self.tally = Tally()
         self.history = setup.history
         self.guards = setup.tools.guards
-        self.check = FinalCheck(setup.settings, setup.run_id, setup.emit)
+        self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot)
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
 
     async def run(self) -> RunResult:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from chrysalis.agent.events import Check, Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
+from chrysalis.errors import UsageError
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
@@ -55,10 +57,18 @@ _UNCHECKED = Verdict(verified=None)
 class FinalCheck:
     """Runs the project's tests when the model answers, and remembers the verdict for the run's result."""
 
-    def __init__(self, settings: Settings, run_id: str, emit: Callable[[Event], None]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        run_id: str,
+        emit: Callable[[Event], None],
+        command_snapshot: Callable[[str], AbstractContextManager[None]] | None = None,
+    ) -> None:
         self._settings = settings
         self._run_id = run_id
         self._emit = emit
+        self._command_snapshot = command_snapshot
+        """Snapshots the workspace around a check that may write it (level 3 with --yes), so undo covers it."""
         self.command = settings.test_command or detect_test_command(settings.workspace)
         self.verdict = _UNCHECKED
         self.failures = 0
@@ -100,9 +110,11 @@ class FinalCheck:
         sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
         context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command,
                               sandbox_options=SandboxOptions.from_settings(s))  # fmt: skip
+        snapshots = None if sandboxed else self._command_snapshot
         try:
-            code, report = run_command(command, context)
-        except ToolError as exc:
+            with snapshots("final_check") if snapshots is not None else nullcontext():
+                code, report = run_command(command, context)
+        except (ToolError, UsageError) as exc:  # no sandbox here, or no snapshot (no git, workspace too big)
             verdict = Verdict(verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc),
                               ran=False)  # fmt: skip
             return verdict, self._event(command, None, sandboxed, str(exc))
