@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
-.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile clean
+.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile bench-sandbox clean
 
 # Slow steps run through scripts/setup_step.py: it prints what the step does, keeps pip's output in a
 # log under .venv/, and says how long the step has been running until it is done (or shows the log's tail).
@@ -81,6 +81,10 @@ bench-overhead: setup-dev
 	bash bench/peers/setup_overhead_peers.sh
 	$(BIN)/python bench/overhead.py --runs 5
 	$(BIN)/python bench/startup.py
+
+# Each sandbox's cost per command (system bwrap, bundled bwrap, Landlock) beside the same command unconfined.
+bench-sandbox: setup-dev
+	$(BIN)/python bench/sandbox.py --repeats 21
 
 # compile vs zero-shot vs DSPy's optimizers on the embedded 0.5B model (about an hour on 2 cores; DSPy in its own venv).
 bench-compile: weights-small

@@ -187,7 +187,9 @@ def _base_prefix(venv: Path) -> Path | None:
 
 
 def _under(path: Path, roots: tuple[str, ...] | list[Path]) -> bool:
-    return any(path == Path(r) or Path(r) in path.parents for r in roots)
+    """Whether ``path`` is one of ``roots`` or inside one (by name: both are absolute and normalised)."""
+    text = str(path)
+    return any(text == str(r) or text.startswith(str(r).rstrip("/") + "/") for r in roots)
 
 
 def python_dirs(workspace: Path) -> list[Path]:
