@@ -233,5 +233,7 @@ def test_a_process_the_attacks_may_not_see_is_not_listed(kind: BackendName, aren
         assert SANDBOX_REFUSED in (result.error or "")
         return
     listed = result.result  # bwrap: its own PID namespace; Landlock: /proc/PID is not readable at all
-    assert str(arena.victim.pid) not in listed and "sleep 600" not in listed and "pytest" not in listed
+    # Compare PIDs, not text: bwrap's own command line (listed as PID 1) names the workspace, under pytest's tmp.
+    pids = {int(line.split()[0]) for line in listed.splitlines() if line.split() and line.split()[0].isdigit()}
+    assert arena.victim.pid not in pids and os.getpid() not in pids and "sleep 600" not in listed
     assert processes_with("sleep 600")  # still running outside
