@@ -159,10 +159,17 @@ def test_list_dir_marks_dirs_and_skips_noise(ws: Path, ctx: ToolContext) -> None
     assert list_dir({"path": "src", "depth": 2}, ctx).result == "src/deep/\nsrc/deep/n.py\nsrc/m.py"
 
 
-def test_list_dir_hides_links_out_of_the_workspace(ws: Path, tmp_path: Path, ctx: ToolContext) -> None:
+def test_list_dir_shows_links_out_of_the_workspace_without_their_target(
+    ws: Path, tmp_path: Path, ctx: ToolContext
+) -> None:
     (ws / "out").symlink_to(tmp_path)
     (ws / "a.py").write_text("")
-    assert list_dir({}, ctx).result == "a.py"
+    (ws / "src").mkdir()
+    (ws / "src" / "m.py").write_text("")
+    (ws / "alias.py").symlink_to(ws / "a.py")
+    (ws / "lib").symlink_to(ws / "src")
+    listing = list_dir({"depth": 2}, ctx).result
+    assert listing == "src/\nsrc/m.py\na.py\nalias.py -> a.py\nlib/ -> src/\nout -> outside the workspace"
 
 
 def test_edit_file_keeps_windows_line_endings(ws: Path, ctx: ToolContext) -> None:

@@ -11,6 +11,9 @@ from importlib import resources
 from pathlib import Path
 
 from chrysalis.config import LEVEL_NAMES
+from chrysalis.tools.base import ToolError
+from chrysalis.tools.fileio import read_bytes
+from chrysalis.tools.workspace import list_entries, resolve, show_entry
 
 __all__ = ["AGENT_CONTEXT", "PROJECT_RULE_FILES", "build_system_prompt", "workspace_map"]
 
@@ -19,7 +22,7 @@ AGENT_CONTEXT = "agent"
 """The context (in ``$CHRYSALIS_HOME``) where ``chrysalis evolve`` keeps lessons (``system``) and ``tool_hints``."""
 _MAX_RULES_CHARS = 4000
 _MAX_MAP_ENTRIES = 40
-_SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+_MAP_CHILDREN = 15
 
 
 def _template(name: str) -> str:
@@ -39,7 +42,7 @@ def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: s
     if tool_hints.strip():
         sections.append("Tool hints:\n" + tool_hints.strip())
     for relative in PROJECT_RULE_FILES:
-        rules = _read_limited(workspace / relative)
+        rules = _read_limited(workspace, relative)
         if rules:
             sections.append(f"Project rules from {relative}:\n{rules}")
     listing = workspace_map(workspace)
@@ -48,25 +51,31 @@ def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: s
     return "\n\n".join(sections)
 
 
-def _read_limited(path: Path) -> str:
-    if not path.is_file():
+def _read_limited(workspace: Path, relative: str) -> str:
+    """A project rule file's text, read as ``read_file`` would: never through a link out of the workspace."""
+    try:
+        path = resolve(workspace, relative, must_exist=True)
+        data = read_bytes(workspace, path, relative)
+    except (ToolError, OSError):  # missing, a folder, or a link that leaves the workspace: no rules from it
         return ""
-    text = path.read_text(encoding="utf-8", errors="replace").strip()
+    text = data.decode("utf-8", errors="replace").strip()
     return text if len(text) <= _MAX_RULES_CHARS else text[:_MAX_RULES_CHARS] + "\n[... rules truncated ...]"
 
 
 def workspace_map(workspace: Path) -> str:
-    """A sorted listing of the workspace, two levels deep, at most ``_MAX_MAP_ENTRIES`` lines."""
+    """A sorted listing of the workspace, two levels deep, at most ``_MAX_MAP_ENTRIES`` lines.
+
+    It shows what ``list_dir`` would: symlinked folders are not listed into, and a link that leaves
+    the workspace appears as ``name -> outside the workspace`` (``tools.workspace.show_entry``).
+    """
+    root = workspace.resolve()
     entries: list[str] = []
-    for path in sorted(workspace.iterdir()) if workspace.is_dir() else []:
-        if path.name in _SKIP_DIRS or path.name.endswith(".egg-info"):
+    for path in list_entries(root) if root.is_dir() else []:
+        if path.name.endswith(".egg-info"):
             continue
-        if path.is_dir():
-            entries.append(f"{path.name}/")
-            children = sorted(c for c in path.iterdir() if c.name not in _SKIP_DIRS)
-            entries.extend(f"{path.name}/{c.name}{'/' if c.is_dir() else ''}" for c in children[:15])
-        else:
-            entries.append(path.name)
+        entries.append(show_entry(path, root))
+        if path.is_dir() and not path.is_symlink():
+            entries.extend(show_entry(child, root) for child in list_entries(path)[:_MAP_CHILDREN])
         if len(entries) >= _MAX_MAP_ENTRIES:
             entries = [*entries[:_MAX_MAP_ENTRIES], "..."]
             break

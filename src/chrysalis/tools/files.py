@@ -14,9 +14,10 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.text import number_lines, read_text
-from chrysalis.tools.workspace import SKIP_DIRS, normalize, relative, resolve
+from chrysalis.tools.workspace import list_entries, normalize, relative, resolve, show_entry
 
 __all__ = [
     "EditFileArgs",
@@ -47,7 +48,7 @@ class ReadFileArgs(ToolArgs):
 def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     path = resolve(ctx.workspace, args.path, must_exist=True)
     shown = relative(ctx.workspace, path)
-    lines = read_text(path, shown).splitlines()
+    lines = read_text(ctx.workspace, path, shown).splitlines()
     total = len(lines)
     if total == 0:
         return ToolResult.success(f"{shown} is empty (0 lines).")
@@ -85,15 +86,22 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     shown = relative(ctx.workspace, path)
     if path.is_dir():
         raise ToolError(f"{shown!r} is a directory; give a file path.")
+    data = encode_text(args.content, shown)
     existed = path.exists()
-    old = path.read_text(encoding="utf-8", errors="replace") if existed and path.suffix == ".py" else None
+    old = read_text(ctx.workspace, path, shown) if existed and path.suffix == ".py" else None
     check_python_syntax(path, shown, args.content, old)
     ctx.before_write(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(args.content, encoding="utf-8")
+    others = write_bytes(ctx.workspace, path, data, shown)
     lines = len(args.content.splitlines())
     verb = "Overwrote" if existed else "Created"
-    return ToolResult.success(f"{verb} {shown} ({lines} lines).")
+    return ToolResult.success(f"{verb} {shown} ({lines} lines).{hard_link_note(others)}")
+
+
+def hard_link_note(others: int) -> str:
+    """What a write result adds when the file was a hard link: its other names were left as they were."""
+    if not others:
+        return ""
+    return f" It was a hard link; its {others} other name(s) keep the old content."
 
 
 write_file = ToolSpec(
@@ -118,7 +126,7 @@ class EditFileArgs(ToolArgs):
 def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     path = resolve(ctx.workspace, args.path, must_exist=True, for_write=True)
     shown = relative(ctx.workspace, path)
-    text = read_text(path, shown)
+    text = read_text(ctx.workspace, path, shown)
     if not args.old_text:
         raise ToolError(
             "old_text is empty. Copy the exact lines to replace from the file (use write_file for new files)."
@@ -138,15 +146,16 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     index = text.index(old_text)
     updated = text.replace(old_text, new_text, 1)
     check_python_syntax(path, shown, updated, text)
+    data = encode_text(updated, shown)
     ctx.before_write(path)
-    path.write_text(updated, encoding="utf-8", newline="")
+    others = write_bytes(ctx.workspace, path, data, shown)
     first = text.count("\n", 0, index) + 1
     new_lines = new_text.splitlines() or [""]
     shown_lines = new_lines[:8]
     tail = f"\n[... {len(new_lines) - 8} more changed lines]" if len(new_lines) > 8 else ""
     return ToolResult.success(
         f"Edited {shown}: replaced {len(old_text.splitlines()) or 1} line(s) at line {first} "
-        f"with {len(new_lines)} line(s). Now:\n{number_lines(shown_lines, first)}{tail}"
+        f"with {len(new_lines)} line(s).{hard_link_note(others)} Now:\n{number_lines(shown_lines, first)}{tail}"
     )
 
 
@@ -220,20 +229,17 @@ def _list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _collect(folder: Path, base: Path, depth: int, out: list[str]) -> None:
-    """Append workspace-relative entries of ``folder`` (dirs first); symlinks leaving ``base`` are hidden."""
-    children = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name))
-    for child in children:
-        if child.name in SKIP_DIRS or len(out) > MAX_LIST_ENTRIES:
-            continue
-        if child.is_symlink() and not child.resolve().is_relative_to(base):
-            continue
-        rel = child.relative_to(base).as_posix()
-        if child.is_dir():
-            out.append(rel + "/")
-            if depth > 1 and not child.is_symlink():
-                _collect(child, base, depth - 1, out)
-        else:
-            out.append(rel)
+    """Append workspace-relative entries of ``folder`` (folders first), never descending through a symlink.
+
+    A symlink is shown with its target when that is inside ``base`` and as ``name -> outside the
+    workspace`` otherwise (``workspace.show_entry``).
+    """
+    for child in list_entries(folder):
+        if len(out) > MAX_LIST_ENTRIES:
+            return
+        out.append(show_entry(child, base))
+        if depth > 1 and child.is_dir() and not child.is_symlink():
+            _collect(child, base, depth - 1, out)
 
 
 list_dir = ToolSpec(

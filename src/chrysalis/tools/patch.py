@@ -15,13 +15,15 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.fileio import encode_text, remove_file, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.text import read_text
 from chrysalis.tools.workspace import normalize, relative, resolve
 
 __all__ = ["ApplyPatchArgs", "FilePatch", "Hunk", "apply_hunks", "apply_patch", "parse_patch"]
 
-_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK_HEADER = re.compile(r"^@@ -(\d{1,9})(?:,\d+)? \+\d+(?:,\d+)? @@")
+"""A hunk header; only the old start is read, and a start of 10 digits or more counts as none (0)."""
 _DEV_NULL = "/dev/null"
 
 
@@ -201,7 +203,7 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
         check_python_syntax(path, shown, created, None)
         return path, created, f"created {shown}"
     source = resolve(ctx.workspace, patch.old_path, must_exist=True, for_write=True)
-    text = read_text(source, relative(ctx.workspace, source))
+    text = read_text(ctx.workspace, source, relative(ctx.workspace, source))
     if patch.new_path is None:
         return path, None, f"deleted {shown}"
     if source != path:
@@ -212,20 +214,25 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
 
 
 def _apply_patch(args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
-    planned: dict[Path, tuple[str | None, str]] = {}
+    planned: dict[Path, tuple[bytes | None, str]] = {}
     for patch in parse_patch(args.patch):
         path, content, summary = _plan(patch, ctx)
+        shown = relative(ctx.workspace, path)
         if path in planned:
-            raise ToolError(f"The patch changes {relative(ctx.workspace, path)} twice; put all its hunks together.")
-        planned[path] = (content, summary)
-    for path, (content, _) in planned.items():
+            raise ToolError(f"The patch changes {shown} twice; put all its hunks together.")
+        planned[path] = (None if content is None else encode_text(content, shown), summary)
+    summaries: list[str] = []
+    for path, (data, summary) in planned.items():
+        shown = relative(ctx.workspace, path)
         ctx.before_write(path)
-        if content is None:
-            path.unlink()
+        if data is None:
+            remove_file(ctx.workspace, path, shown)
+            summaries.append(summary)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8", newline="")
-    return ToolResult.success("Applied the patch: " + "; ".join(summary for _, summary in planned.values()) + ".")
+            others = write_bytes(ctx.workspace, path, data, shown)
+            note = f" (a hard link: its {others} other name(s) keep the old content)" if others else ""
+            summaries.append(summary + note)
+    return ToolResult.success("Applied the patch: " + "; ".join(summaries) + ".")
 
 
 apply_patch = ToolSpec(

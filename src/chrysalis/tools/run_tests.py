@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolResult, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.fileio import read_bytes
 from chrysalis.tools.shell import run_command
+from chrysalis.tools.workspace import resolve
 
 __all__ = ["code_under_test", "detect_test_command", "run_tests"]
 
@@ -37,18 +39,31 @@ def detect_test_command(workspace: Path) -> str | None:
 
 
 def code_under_test(workspace: Path, test_path: str) -> list[str]:
-    """The workspace files a Python test file imports: where a fix belongs when the test may not change."""
+    """The workspace files a Python test file imports: where a fix belongs when the test may not change.
+
+    Only files inside the workspace count: a test path or an imported module that is a link out of
+    it is left out, because callers show the first one to the model.
+    """
     try:
-        text = (workspace / test_path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_bytes(workspace, resolve(workspace, test_path, must_exist=True), test_path).decode(
+            "utf-8", errors="replace"
+        )
+    except (OSError, ToolError):
         return []
     found: list[str] = []
     for match in _IMPORT.finditer(text):
         module = (match.group(1) or match.group(2)).replace(".", "/")
         for candidate in (f"{module}.py", f"{module}/__init__.py", f"src/{module}.py", f"src/{module}/__init__.py"):
-            if (workspace / candidate).is_file() and candidate not in found:
+            if candidate not in found and _inside_file(workspace, candidate):
                 found.append(candidate)
     return found
+
+
+def _inside_file(workspace: Path, candidate: str) -> bool:
+    try:
+        return resolve(workspace, candidate, must_exist=True).is_file()
+    except ToolError:
+        return False
 
 
 class RunTestsArgs(ToolArgs):

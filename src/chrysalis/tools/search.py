@@ -14,7 +14,8 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.workspace import resolve, walk_files
+from chrysalis.tools.fileio import read_bytes
+from chrysalis.tools.workspace import link_target, resolve, walk_files
 
 __all__ = ["FindArgs", "GrepArgs", "find", "glob_regex", "grep"]
 
@@ -126,7 +127,7 @@ def _grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     files = _files_for(args.path, ctx.workspace)
     out: list[str] = []
     for path in files:
-        for number, line in _search_file(path, regex):
+        for number, line in _search_file(path, root, regex):
             shown = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "..."
             out.append(f"{path.relative_to(root).as_posix()}:{number}: {shown}")
             if len(out) >= args.max_matches:
@@ -137,12 +138,14 @@ def _grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult.success("\n".join(out))
 
 
-def _search_file(path: Path, regex: re.Pattern[str]) -> list[tuple[int, str]]:
+def _search_file(path: Path, root: Path, regex: re.Pattern[str]) -> list[tuple[int, str]]:
+    """The matching lines of one file; opened without following links, so a link swapped in meanwhile is skipped."""
+    real = link_target(path, root) if path.is_symlink() else path
+    if real is None:
+        return []
     try:
-        if path.stat().st_size > MAX_GREP_FILE_BYTES:
-            return []
-        data = path.read_bytes()
-    except OSError:  # unreadable or vanished while searching: nothing to report for it
+        data = read_bytes(root, real, path.name, limit=MAX_GREP_FILE_BYTES)
+    except (OSError, ToolError):  # unreadable, too large, special, or changed while searching: nothing to report
         return []
     if b"\x00" in data[:8192]:
         return []

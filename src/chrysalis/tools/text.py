@@ -9,15 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from chrysalis.tools.base import ToolError
+from chrysalis.tools.fileio import read_bytes
 
 __all__ = ["number_lines", "read_text"]
 
 
-def read_text(path: Path, shown: str) -> str:
-    """Read a text file for a tool, refusing folders and binary files with errors the model can act on."""
-    if path.is_dir():
-        raise ToolError(f"{shown!r} is a directory; use list_dir to see what is in it.")
-    data = path.read_bytes()
+def read_text(workspace: Path, path: Path, shown: str) -> str:
+    """Read a text file for a tool, refusing folders and binary files with errors the model can act on.
+
+    ``path`` is resolved and inside ``workspace``; it is opened without following links
+    (``fileio.read_bytes``), so a symlink swapped in since the path was checked cannot lead out.
+    """
+    data = read_bytes(workspace, path, shown)
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown!r} is a binary file ({len(data)} bytes); only text files can be read or edited.")
     return data.decode("utf-8", errors="replace")
