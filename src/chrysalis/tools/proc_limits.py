@@ -22,6 +22,7 @@ import itertools
 import os
 import resource
 import shlex
+import shutil
 import signal
 import time
 from dataclasses import dataclass
@@ -83,7 +84,12 @@ def limits_prefix(limits: Limits, cgroup: Path | None) -> list[str]:
     ]
     if cgroup is not None:
         steps.append(f"echo $$ > {shlex.quote(str(cgroup / 'cgroup.procs'))}")
-    return ["/bin/bash", "-c", " && ".join(steps) + ' && exec "$@"', "chrysalis-limits"]
+    return [_bash(), "-c", " && ".join(steps) + ' && exec "$@"', "chrysalis-limits"]
+
+
+@functools.cache
+def _bash() -> str:
+    return shutil.which("bash") or "/bin/bash"
 
 
 @functools.cache
