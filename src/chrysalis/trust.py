@@ -18,7 +18,15 @@ from typing import Any
 
 from chrysalis.errors import ConfigError
 
-__all__ = ["TRUST_KEY", "add_trusted", "is_trusted", "remove_trusted", "trusted_folders", "withhold_untrusted"]
+__all__ = [
+    "TRUST_KEY",
+    "add_trusted",
+    "is_trusted",
+    "read_trusted",
+    "remove_trusted",
+    "trusted_folders",
+    "withhold_untrusted",
+]
 
 TRUST_KEY = "trusted_folders"
 """The user-config key listing trusted folders (absolute paths); read from no other file."""
@@ -78,7 +86,7 @@ def trusted_folders(value: Any, source: str) -> list[Path]:
 
 def add_trusted(user_config: Path, folder: Path) -> bool:
     """Record ``folder`` as trusted in ``user_config``; False if it already was."""
-    current = _current(user_config)
+    current = read_trusted(user_config)
     folder = folder.resolve()
     if folder in current:
         return False
@@ -88,7 +96,7 @@ def add_trusted(user_config: Path, folder: Path) -> bool:
 
 def remove_trusted(user_config: Path, folder: Path) -> bool:
     """Forget ``folder``; False if it was not trusted."""
-    current = _current(user_config)
+    current = read_trusted(user_config)
     folder = folder.resolve()
     if folder not in current:
         return False
@@ -96,7 +104,8 @@ def remove_trusted(user_config: Path, folder: Path) -> bool:
     return True
 
 
-def _current(user_config: Path) -> list[Path]:
+def read_trusted(user_config: Path) -> list[Path]:
+    """The trusted folders recorded in ``user_config`` (none when it does not exist)."""
     if not user_config.is_file():
         return []
     data = tomllib.loads(user_config.read_text(encoding="utf-8"))

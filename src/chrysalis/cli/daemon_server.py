@@ -21,7 +21,6 @@ import contextlib
 import fcntl
 import importlib
 import io
-import json
 import os
 import signal
 import socket
@@ -130,13 +129,11 @@ class _Daemon:
             if stale:
                 self.note("code changed on disk: exiting")
             return not stale
-        pid = os.fork()
-        if pid == 0:
+        if os.fork() == 0:
             for fd in self.inherited:
                 os.close(fd)
             _run_child(conn, request, fds)  # never returns
         self.served += 1
-        wire.send_message(conn, {"started": pid})
         return True
 
     def status(self) -> dict[str, Any]:
@@ -148,6 +145,9 @@ def _run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> 
     """In the forked child: become the client's process, run its command line, report the exit code."""
     code = 1
     try:
+        # The child, not the daemon, says it started: its ``exit`` can then never reach the client first
+        # (a client that read ``exit`` before ``started`` would run the command a second time itself).
+        wire.send_message(conn, {"started": os.getpid()})
         _become_client(request, fds)
         threading.Thread(target=_forward_signals, args=(conn,), daemon=True).start()
         code = _run_command_line(request["argv"])
@@ -290,7 +290,7 @@ def _serve_locked(home: Path, idle: float, lock_fd: int) -> int:
     path = wire.socket_path(home)
     listener = _listen(path)
     daemon.inherited = [listener.fileno(), lock_fd]
-    daemon.note(f"serving on {path} ({json.dumps({'python': sys.executable})})")
+    daemon.note(f"serving on {path} (python {sys.executable})")
     try:
         daemon.serve(listener)
     finally:

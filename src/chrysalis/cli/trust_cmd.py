@@ -9,7 +9,7 @@ from rich.console import Console
 
 from chrysalis.config import chrysalis_home
 from chrysalis.errors import EXIT_OK, ConfigError, UsageError
-from chrysalis.trust import TRUST_KEY, add_trusted, remove_trusted, trusted_folders
+from chrysalis.trust import add_trusted, read_trusted, remove_trusted
 
 __all__ = ["trust_command"]
 
@@ -40,10 +40,7 @@ def trust_command(folder: Path | None, *, remove: bool, show: bool) -> int:
 
 
 def _listed(user_config: Path) -> list[Path]:
-    if not user_config.is_file():
-        return []
     try:
-        data = tomllib.loads(user_config.read_text(encoding="utf-8"))
+        return read_trusted(user_config)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{user_config}: not valid TOML ({exc}).") from exc
-    return trusted_folders(data.get(TRUST_KEY, []), str(user_config))
