@@ -119,6 +119,8 @@ class Settings:
     """Let commands in the sandbox use the network (``chrysalis.tools.sandbox``); off by default."""
     unsafe_no_sandbox: bool = False
     """Where no sandbox works, run commands unconfined instead of refusing them (``--unsafe-no-sandbox``)."""
+    judge: str | None = None
+    """A model that labels each command ``[SAFE]`` or ``[UNSAFE]`` before it runs (seed 000's judge); off when unset."""
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict[str, tuple[float, float]])
     """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
     daemon: bool = False
@@ -147,7 +149,7 @@ class Settings:
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
-    "permissions", "sandbox_network", "unsafe_no_sandbox",
+    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -168,6 +170,7 @@ _ALLOWED: dict[str, str] = {
     "daemon": "true or false",
     "sandbox_network": "true or false",
     "unsafe_no_sandbox": "true or false",
+    "judge": "a 'provider:name' model such as 'openai:gpt-4o-mini' or 'local:qwen2.5-coder-1.5b', or 'off'",
     "permissions": "a table [permissions] with lists allow, ask and deny of rules such as 'shell(pytest:*)' or "
     "'write_file(docs/**)' (in the environment: the same as JSON)",
     "prices": 'a table of USD per million tokens per model, e.g. [prices] "my-model" = { input = 0.5, output = 1.5 }'
@@ -361,6 +364,12 @@ def _as_model(value: Any) -> str:
     return text
 
 
+def _as_judge(value: Any) -> str | None:
+    """A model for the security judge, or ``off`` / an empty string for none."""
+    text = str(value).strip()
+    return None if text.lower() in ("", "off", "none", "false") else _as_model(text)
+
+
 def _as_model_list(value: Any) -> tuple[str, ...]:
     """A TOML list, a list from Python, or a comma-separated string (environment); duplicates dropped."""
     if isinstance(value, str):
@@ -454,6 +463,7 @@ _COERCERS: dict[str, Any] = {
     "protect_tests": _as_bool,
     "sandbox_network": _as_bool,
     "unsafe_no_sandbox": _as_bool,
+    "judge": _as_judge,
     "profile": _as_profile,
     "test_command": _as_command,
     "prices": _as_prices,

@@ -44,7 +44,7 @@ def test_tool_call_then_final_answer_through_a_real_agent() -> None:
     assert second[:2] == first  # the prompt only grows at the end: a stable prefix for the KV cache
     assert second[2:] == [
         ChatMessage("assistant", '{"tool_to_use": "add", "parameters": {"a": 2, "b": 3}}'),
-        ChatMessage("user", "TOOL_RESULT for add: 5"),
+        ChatMessage("user", "TOOL_RESULT for add:\n<tool_output>\n5\n</tool_output>"),
     ]
 
 
@@ -154,7 +154,7 @@ def test_history_is_trimmed_with_a_stable_prefix() -> None:
         assert sum(len(m.content) for m in prompt[1:]) <= 1500 + 200
     last = calls[-1]
     assert "earlier messages were left out to fit the context" in last[1].content
-    assert last[-1].content == f"TOOL_RESULT for add: {steps}"
+    assert last[-1].content == f"TOOL_RESULT for add:\n<tool_output>\n{steps}\n</tool_output>"
     assert [m.role for m in last[1:]] == ["user", *(["assistant", "user"] * ((len(last) - 2) // 2))]
     # The cut moves in blocks, so most consecutive steps share their whole previous prompt.
     shared = sum(1 for before, after in itertools.pairwise(calls) if after[: len(before)] == before)

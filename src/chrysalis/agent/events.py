@@ -16,6 +16,7 @@ __all__ = [
     "Check",
     "ErrorEvent",
     "Event",
+    "JudgeVerdict",
     "RedFlag",
     "RunResult",
     "Start",
@@ -107,6 +108,20 @@ class ApprovalRequest(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class JudgeVerdict(_Base):
+    """The security judge (``--judge MODEL``) labelled a command before the policy's answer was final."""
+
+    type: Literal["judge"] = "judge"
+    call_id: str
+    tool: str
+    model: str
+    safe: bool
+    """``[SAFE]``; ``False`` for ``[UNSAFE]``, no clear label, or a judge that could not answer."""
+    reason: str
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class RedFlag(_Base):
     """The scaffold caught the model misbehaving (repeated call, protected file, malformed output)."""
 
@@ -165,4 +180,15 @@ class ErrorEvent(_Base):
     steps: int = 0
 
 
-Event = Start | TextDelta | ToolCall | ToolResultEvent | ApprovalRequest | RedFlag | Check | RunResult | ErrorEvent
+Event = (
+    Start
+    | TextDelta
+    | ToolCall
+    | ToolResultEvent
+    | ApprovalRequest
+    | JudgeVerdict
+    | RedFlag
+    | Check
+    | RunResult
+    | ErrorEvent
+)

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 from chrysalis.agent.events import ErrorEvent, Event, RunResult, Start
 from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
-from chrysalis.errors import ChrysalisError, ConfigError
+from chrysalis.errors import ChrysalisError, ConfigError, UsageError
 from chrysalis.stores import Stores
 from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolSpec
@@ -50,6 +51,7 @@ class AgentSession:
         stores: Stores | None = None,
         tools: dict[str, ToolSpec] | None = None,
         rng: random.Random | None = None,
+        judge_model: Model | None = None,
     ) -> None:
         """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
 
@@ -58,6 +60,8 @@ class AgentSession:
         """
         self.settings = settings
         self._model = model
+        self._judge_model = judge_model
+        """The security judge's model when given (tests); else built from ``settings.judge`` on first use."""
         self._model_given = model is not None
         self._built_for: str | None = None
         self._rng = rng or random.Random()
@@ -89,6 +93,28 @@ class AgentSession:
             self._model = build_model(dataclasses.replace(self.settings, model=self.active_model))
             self._built_for = self.active_model
         return self._model
+
+    def judge(self) -> SecurityJudge | None:
+        """The security judge of the next run (``settings.judge``), or None when it is off.
+
+        A judge naming the run's own model reuses it (one copy of local weights in memory).
+        """
+        name = self.settings.judge
+        if name is None:
+            return None
+        if self._judge_model is None:
+            self._judge_model = self.model if name == self.active_model else self._build_judge(name)
+        return SecurityJudge(self._judge_model, name)
+
+    def _build_judge(self, name: str) -> Model:
+        """The judge's model, read like ``--model`` (with ``--base-url``, except for the embedded model)."""
+        from chrysalis.llm.providers import build_model
+
+        base_url = None if name.startswith("local:") else self.settings.base_url
+        try:
+            return build_model(dataclasses.replace(self.settings, model=name, base_url=base_url))
+        except UsageError as exc:
+            raise UsageError(f"--judge {name}: {exc}".replace("--model", "--judge")) from exc
 
     @property
     def context_name(self) -> str:
@@ -164,7 +190,7 @@ class AgentSession:
         hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system)
         tools = GatedTools.for_run(s, self.tools, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
-                                   approver=self.approver, guards=RunGuards())  # fmt: skip
+                                   approver=self.approver, guards=RunGuards(), judge=self.judge())  # fmt: skip
 
         def price(tokens_in: int, tokens_out: int) -> float:
             return cost_usd(model_name, tokens_in, tokens_out, s.prices)

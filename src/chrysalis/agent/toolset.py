@@ -11,10 +11,12 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, ExitStack
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import ApprovalRequest, Event, RedFlag, ToolCall, ToolResultEvent
+from chrysalis.agent.events import ApprovalRequest, Event, JudgeVerdict, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.agent.guards import RunGuards, edit_hint
+from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, UsageError
 from chrysalis.stores.checkpoints import CheckpointStore
@@ -56,6 +58,7 @@ class GatedTools:
         approver: Approver | None,
         guards: RunGuards,
         command_snapshot: CommandSnapshot | None = None,
+        judge: SecurityJudge | None = None,
     ) -> None:
         self.specs = dict(specs)
         self.run_id = run_id
@@ -66,6 +69,8 @@ class GatedTools:
         self.guards = guards
         self.command_snapshot = command_snapshot
         """Wraps each command that may change files, so undo covers it; None: no snapshots (tests)."""
+        self.judge = judge
+        """Labels each command safe or unsafe before it runs (``--judge``); None: no judge."""
         self.denials: list[str] = []
         self.step = 0
         """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
@@ -81,6 +86,7 @@ class GatedTools:
         emit: Callable[[Event], None],
         approver: Approver | None,
         guards: RunGuards,
+        judge: SecurityJudge | None = None,
     ) -> GatedTools:
         """The gated tools of one run: the settings' policy, a checkpoint before every write.
 
@@ -113,6 +119,7 @@ class GatedTools:
             approver=approver,
             guards=guards,
             command_snapshot=command_snapshot,
+            judge=judge,
         )
 
     def pydantic_tools(self) -> list[Tool[Any]]:
@@ -173,6 +180,8 @@ class GatedTools:
 
     async def _refusal(self, spec: ToolSpec, args: Any, raw_args: dict[str, Any], call_id: str) -> str | None:
         decision = self.policy.decide(spec, args)
+        if decision.kind != "deny" and self.judge is not None and spec.name in JUDGED_TOOLS:
+            decision = await self._judged(decision, spec, raw_args, call_id)
         if decision.kind == "allow":
             return None
         if decision.kind == "ask":
@@ -200,6 +209,17 @@ class GatedTools:
         else:
             self.denials.append(reason)
         return reason
+
+    async def _judged(self, decision: Decision, spec: ToolSpec, raw_args: dict[str, Any], call_id: str) -> Decision:
+        """The policy's decision after the security judge's verdict: an unsafe command is always asked about."""
+        assert self.judge is not None
+        verdict = await self.judge.review(spec.name, raw_args)
+        self.emit(JudgeVerdict(run_id=self.run_id, call_id=call_id, tool=spec.name, model=verdict.model,
+                               safe=verdict.safe, reason=verdict.reason, duration_ms=verdict.duration_ms))  # fmt: skip
+        said = f"The security judge ({verdict.model}) says {verdict.label}: {verdict.reason}"
+        if verdict.safe:
+            return replace(decision, reason=f"{decision.reason} {said}") if decision.kind == "ask" else decision
+        return Decision("ask", f"{said} It needs your approval even where the policy would allow it.", by="judge")
 
     def _fix_here_hint(self, spec: ToolSpec, args: Any) -> str:
         """Point a model that tried to edit a test at the code the test imports, with that code inline.
@@ -243,4 +263,6 @@ def _rerun_hint(decision: Decision) -> str:
     """How to let a call that needs approval run unattended: --yes, unless a rule insists on asking."""
     if decision.by == "rule" and decision.rule is not None:
         return f" (the rule ask {decision.rule} asks even with --yes; remove it from {decision.rule.source})"
+    if decision.by == "judge":
+        return " (a command the judge calls unsafe is run only with a person's approval; run it yourself if it is fine)"
     return " (rerun with --yes)"

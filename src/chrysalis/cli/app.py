@@ -50,6 +50,9 @@ StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model re
 WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The folder to work in (default: here).")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Print the traceback when chrysalis hits a bug of its own.")]
+JudgeOpt = Annotated[
+    str | None, typer.Option("--judge", help="A model that labels each command [SAFE] or [UNSAFE] before it runs.")
+]
 UnsafeOpt = Annotated[
     bool, typer.Option("--unsafe-no-sandbox", help="Where no sandbox works, run commands unconfined (unsafe).")
 ]
@@ -75,6 +78,7 @@ def root(
     level: LevelOpt = None,
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
+    judge: JudgeOpt = None,
     unsafe_no_sandbox: UnsafeOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -86,7 +90,7 @@ def root(
     from chrysalis.cli.repl import repl_command
 
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes,
-                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
+                   judge=judge, unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: repl_command(flags)))
 
 
@@ -103,6 +107,7 @@ def run(
     max_steps: StepsOpt = None,
     workspace: WorkspaceOpt = None,
     yes: YesOpt = False,
+    judge: JudgeOpt = None,
     unsafe_no_sandbox: UnsafeOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
     debug: DebugOpt = False,
@@ -119,7 +124,7 @@ def run(
     global _debug
     _debug = _debug or debug
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes,
+                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes, judge=judge,
                    unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
 

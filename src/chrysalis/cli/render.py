@@ -18,6 +18,7 @@ from chrysalis.agent.events import (
     Check,
     ErrorEvent,
     Event,
+    JudgeVerdict,
     RedFlag,
     RunResult,
     Start,
@@ -101,6 +102,9 @@ class RichRenderer:
         elif isinstance(event, ApprovalRequest):
             verdict = ("approved", "green") if event.approved else ("declined", "red")
             c.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
+        elif isinstance(event, JudgeVerdict):
+            label = ("[SAFE]", "green") if event.safe else ("[UNSAFE]", "bold red")
+            c.print(Text.assemble(("  ⚖ judge ", "dim"), label, (f" {_preview(event.reason)}", "dim")))
         elif isinstance(event, RedFlag):
             c.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
         elif isinstance(event, Check):

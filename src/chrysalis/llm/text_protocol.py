@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -108,17 +109,32 @@ def _request_part_text(part: Any) -> list[str]:
 
 
 def render_tool_result(tool_name: str, content: Any, as_json: Callable[[], str]) -> str:
-    r"""A tool result as the model reads it: text results verbatim, anything else as JSON.
+    r"""A tool result as the model reads it: text results verbatim, anything else as JSON, framed as data.
 
     Small models read a file's text far better than the same text JSON-escaped (``\n``, ``\"``),
-    and copying ``old_text`` for an edit depends on it.
+    and copying ``old_text`` for an edit depends on it. The output goes between ``<tool_output>``
+    tags, and the prompt says that what is inside is data: a file or web page that says "ignore
+    your instructions" is still the tool's output, not the user speaking (what such text may make
+    the model try is then for the policy to refuse). A closing tag inside the output is defused,
+    so the output cannot end its own frame.
     """
     if isinstance(content, dict) and set(content) <= {"ok", "result", "error"}:
         body = content.get("result") if content.get("ok") else content.get("error")
         if isinstance(body, str):
             status = "ok" if content.get("ok") else "error"
-            return f"TOOL_RESULT for {tool_name} ({status}):\n{body}"
-    return f"TOOL_RESULT for {tool_name}: {as_json()}"
+            return f"TOOL_RESULT for {tool_name} ({status}):\n{frame_output(body)}"
+    return f"TOOL_RESULT for {tool_name}:\n{frame_output(as_json())}"
+
+
+OUTPUT_OPEN, OUTPUT_CLOSE = "<tool_output>", "</tool_output>"
+_CLOSING_TAG = re.compile(r"</\s*tool_output\s*>", re.IGNORECASE)
+_DEFUSED_CLOSE = r"<\\/tool_output>"  # a replacement template: the text <\/tool_output>
+
+
+def frame_output(text: str) -> str:
+    r"""``text`` between the output tags, with any closing tag inside it defused (``<\/tool_output>``)."""
+    defused = _CLOSING_TAG.sub(_DEFUSED_CLOSE, text)
+    return f"{OUTPUT_OPEN}\n{defused}\n{OUTPUT_CLOSE}"
 
 
 def _response_text(message: ModelResponse, json_answers: bool) -> str:

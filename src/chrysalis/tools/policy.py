@@ -42,8 +42,9 @@ _TEST_PATTERNS = (
 )  # fmt: skip
 
 
-Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "allowed"]
-"""What decided: the level, the mode, a config rule, the protected-tests guard, the need to confirm, or nothing."""
+Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "judge", "allowed"]
+"""What decided: the level, the mode, a config rule, the protected-tests guard, the need to confirm, the
+security judge (``chrysalis.agent.judge``, which may only turn a decision into ``ask``), or nothing."""
 
 
 @dataclass(frozen=True)
