@@ -3,6 +3,12 @@
 Git runs as a subprocess with no pager, no prompts and no colour, so its output is plain text the
 model can read. Paths given to ``git_diff`` and ``git_commit`` go through ``workspace.resolve``
 like every other path, so a commit cannot reach outside the workspace.
+
+Git runs outside the sandbox, so nothing in the repository may make it run code: hooks and
+``core.fsmonitor`` are off, diffs use no external driver or textconv, and the filter, diff and
+merge drivers the repository's own config defines (``local``/``worktree`` scope, where a command
+under Landlock could have planted one) are blanked for the call. The user's global drivers (git-lfs)
+stay. Its environment has no variable that looks like a secret.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.sandbox_env import looks_secret
 from chrysalis.tools.workspace import relative, resolve
 
 __all__ = [
@@ -31,13 +38,38 @@ GIT_TIMEOUT = 60.0
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
 
 
+_SAFE_CONFIG = ("color.ui=false", "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.sshCommand=false")
+_RUNS_CODE = r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
+"""Config keys whose value is a command git runs."""
+
+
+def _env() -> dict[str, str]:
+    """The environment without secrets; git's own variables (``GIT_AUTHOR_NAME``, ...) are kept."""
+    return {**{k: v for k, v in os.environ.items() if k.startswith("GIT_") or not looks_secret(k)}, **_ENV}
+
+
+def _blanked_drivers(workspace: Path) -> list[str]:
+    """``-c KEY=`` for each command-running key the repository's own config sets (an empty value turns it off)."""
+    done = subprocess.run(
+        ["git", "config", "--show-scope", "--get-regexp", _RUNS_CODE],
+        cwd=workspace, env=_env(), capture_output=True, text=True, errors="replace", timeout=GIT_TIMEOUT, check=False,
+    )  # fmt: skip
+    blanked: list[str] = []
+    for line in done.stdout.splitlines():
+        scope, _, entry = line.partition("\t")
+        if scope in ("local", "worktree"):
+            blanked += ["-c", entry.split(" ", 1)[0] + "="]
+    return blanked
+
+
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run git in ``workspace`` and return the finished process (the caller checks the exit code)."""
+    safe = [part for setting in _SAFE_CONFIG for part in ("-c", setting)]
     try:
         return subprocess.run(
-            ["git", "--no-pager", "-c", "color.ui=false", *args],
+            ["git", "--no-pager", *safe, *_blanked_drivers(workspace), *args],
             cwd=workspace,
-            env={**os.environ, **_ENV},
+            env=_env(),
             capture_output=True,
             text=True,
             errors="replace",
@@ -102,7 +134,7 @@ class GitDiffArgs(ToolArgs):
 
 def _git_diff(args: GitDiffArgs, ctx: ToolContext) -> ToolResult:
     workspace = _repo(ctx)
-    cmd = ["diff", "--no-ext-diff"] + (["--cached"] if args.staged else [])
+    cmd = ["diff", "--no-ext-diff", "--no-textconv"] + (["--cached"] if args.staged else [])
     if args.path is not None:
         cmd += ["--", relative(workspace, resolve(workspace, args.path))]
     out = _checked(workspace, *cmd)
