@@ -69,3 +69,21 @@ def test_the_answer_is_not_repeated_after_the_final_check_and_a_failed_check_say
     assert shown.count("Fixed subtract.") == 1
     assert "✗ check failed: python -m pytest -q (sandbox), exit code 1" in shown
     assert "assert 8 == 2" in shown and "✘ done" in shown and "not verified: the tests failed" in shown
+
+
+def test_a_sub_agents_events_show_nested_under_the_parent() -> None:
+    child = Start(run_id="c", task="fix calc.py", model="m", mode="code", level=2, workspace="/ws", task_type="fix",
+                  profile="editor", profile_reason="spawned", parent_run_id="r")  # fmt: skip
+    shown = render(
+        TextDelta(run_id="r", text="thinking aloud"),
+        child,
+        TextDelta(run_id="c", text="the child's streamed text"),
+        ToolCall(run_id="c", step=1, call_id="x", tool="read_file", args={"path": "calc.py"}),
+        RunResult(run_id="c", output="fixed", success=True, steps=2, input_tokens=1, output_tokens=1, cost_usd=0.0,
+                  duration_ms=1.0),  # fmt: skip
+        final("Merged."),
+    )
+    nested = [line for line in shown.splitlines() if line.startswith("  ┆ sub 1 ")]
+    assert [line.split("sub 1 ", 1)[1][:9] for line in nested] == ["started: ", "→ read_fi", "✔ fixed"]
+    assert "the child's streamed text" not in shown
+    assert shown.rstrip().splitlines()[-2] == "✔ Merged."

@@ -61,6 +61,8 @@ class Start(_Base):
     """With ``model = "auto"``: which model was picked and each candidate's draw; else ``None``."""
     candidates: tuple[dict[str, Any], ...] | None = None
     """With ``model = "auto"``: each candidate's posterior (runs, successes, alpha, beta, mean, sample)."""
+    parent_run_id: str | None = None
+    """For a sub-agent (``spawn_agent``): the run that started it; its events carry its own ``run_id``."""
 
 
 @dataclass(frozen=True, kw_only=True)

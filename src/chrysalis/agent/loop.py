@@ -71,9 +71,10 @@ class Tally:
 class AgentLoop:
     """Drives one task to an answer or to a clear reason why not."""
 
-    def __init__(self, setup: RunSetup) -> None:
+    def __init__(self, setup: RunSetup, tally: Tally | None = None) -> None:
         self.setup = setup
-        self.tally = Tally()
+        self.tally = tally or Tally()
+        """What the run used; given by the session when sub-agents add their costs to it."""
         self.history = setup.history
         self.guards = setup.tools.guards
         self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot)

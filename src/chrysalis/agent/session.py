@@ -9,11 +9,12 @@ that a ``--budget`` can be enforced, builds the prompt and the gated tools, hand
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.events import ErrorEvent, Event, RunResult, Start
 from chrysalis.agent.guards import RunGuards
@@ -21,6 +22,7 @@ from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.agent.subagents import SubAgents
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, ConfigError, UsageError
@@ -52,6 +54,7 @@ class AgentSession:
         tools: dict[str, ToolSpec] | None = None,
         rng: random.Random | None = None,
         judge_model: Model | None = None,
+        parent_run_id: str | None = None,
     ) -> None:
         """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
 
@@ -59,6 +62,8 @@ class AgentSession:
             ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
         """
         self.settings = settings
+        self.parent_run_id = parent_run_id
+        """Set for a sub-agent's session: the run that spawned it (``chrysalis.agent.subagents``)."""
         self._model = model
         self._judge_model = judge_model
         """The security judge's model when given (tests); else built from ``settings.judge`` on first use."""
@@ -70,6 +75,8 @@ class AgentSession:
         self.active_model = settings.model
         """The model the latest run used (under ``auto``, the one picked), as recorded in the eval store."""
         self.approver = approver
+        self._approvals = asyncio.Lock()
+        """Sub-agents run concurrently; their questions to the user go one at a time."""
         self.on_event = on_event or (lambda _event: None)
         self.stores = stores or Stores.open(settings.home)
         self._owns_stores = stores is None
@@ -143,6 +150,33 @@ class AgentSession:
             self.history = self.history[starts[-1] :]
         return len(self.history)
 
+    def child(self, settings: Settings, profile: str, *, parent_run_id: str) -> AgentSession:
+        """A sub-agent's session: ``settings`` (already narrowed) and this session's model, stores and approver.
+
+        Its tools are those of ``profile`` that this session has too (never the sub-agent tools).
+        """
+        wanted = profile_tools(profile)
+        tools = {name: spec for name, spec in self.tools.items() if name in wanted}
+        session = AgentSession(settings, model=self.model, approver=self._one_at_a_time(), on_event=self.on_event,
+                               stores=self.stores, tools=tools, judge_model=self._judge_model,
+                               parent_run_id=parent_run_id)  # fmt: skip
+        session.active_model = self.active_model
+        session.profile = profile
+        return session
+
+    def _one_at_a_time(self) -> Approver | None:
+        """This session's approver for its sub-agents: one question at a time, saying a sub-agent asks."""
+        approver = self.approver
+        if approver is None:
+            return None
+        lock = self._approvals
+
+        async def ask(tool: str, args: dict[str, Any], reason: str) -> bool:
+            async with lock:
+                return await approver(tool, args, f"(a sub-agent asks) {reason}")
+
+        return ask
+
     def close(self) -> None:
         """Close the stores this session opened."""
         if self._owns_stores:
@@ -161,7 +195,9 @@ class AgentSession:
             routing, profile = self._choose(kind)
             self._check_budget()
             self._emit(self._start_event(run_id, task, kind, routing, profile))
-            loop = AgentLoop(self._setup(run_id, task))
+            tally = Tally()
+            subagents = self._subagents(run_id, tally)
+            loop = AgentLoop(self._setup(run_id, task, subagents), tally=tally)
         except ChrysalisError as exc:  # e.g. a bad model name or budget: shown like any other error
             self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
                                   exit_code=exc.exit_code))  # fmt: skip
@@ -170,17 +206,30 @@ class AgentSession:
         try:
             result = await loop.run()
             success = result.success
-            self.history = loop.history
-            self._save_context(loop.setup.instructions)
+            if self.parent_run_id is None:  # a sub-agent's conversation is not the workspace's
+                self.history = loop.history
+                self._save_context(loop.setup.instructions)
         finally:
+            if subagents is not None:
+                await subagents.close()
             self._record_eval(run_id, kind, loop.tally, success)
         return result
+
+    def _subagents(self, run_id: str, tally: Tally) -> SubAgents | None:
+        """The sub-agents of a run whose tools are all of them (the ``all`` profile); none for a sub-agent."""
+        if self.parent_run_id is not None or self.profile != "all":
+            return None
+
+        def charge(cost: float) -> None:
+            tally.cost_usd += cost
+
+        return SubAgents(self, run_id, spent=lambda: tally.cost_usd, charge=charge)
 
     def _emit(self, event: Event) -> None:
         self.stores.traces.record(event.run_id, event.to_json())
         self.on_event(event)
 
-    def _setup(self, run_id: str, task: str) -> RunSetup:
+    def _setup(self, run_id: str, task: str, subagents: SubAgents | None = None) -> RunSetup:
         """The prompt (with what ``chrysalis evolve`` learned), the gated tools and the price of this run."""
         from chrysalis.llm.pricing import cost_usd
 
@@ -189,7 +238,8 @@ class AgentSession:
         learned = self.stores.context.load(AGENT_CONTEXT)
         hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system)
-        tools = GatedTools.for_run(s, self.tools, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
+        offered = self.tools | (subagents.tools() if subagents is not None else {})
+        tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge())  # fmt: skip
 
         def price(tokens_in: int, tokens_out: int) -> float:
@@ -246,6 +296,7 @@ class AgentSession:
             task_type=kind, profile=profile.profile, profile_reason=profile.reason,
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
+            parent_run_id=self.parent_run_id,
         )  # fmt: skip
 
     def _record_eval(self, run_id: str, kind: str, tally: Tally, success: bool) -> None:

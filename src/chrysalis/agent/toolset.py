@@ -238,6 +238,8 @@ class GatedTools:
         return hint
 
     async def _run(self, spec: ToolSpec, args: Any) -> ToolResult:
+        if spec.arun is not None:
+            return await spec.arun_validated(args, self.context)
         if self.command_snapshot is not None and self._may_change_files(spec):
             return await asyncio.to_thread(self._run_between_snapshots, spec, args)
         if spec.effect in _THREADED_EFFECTS:

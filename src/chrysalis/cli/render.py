@@ -71,9 +71,19 @@ class RichRenderer:
         """Text printed since the last other event; the line is still open while it is non-empty."""
         self._answer = ""
         """The last text the model streamed, kept across the final check so the answer is not printed twice."""
+        self._children: dict[str, str] = {}
+        """Sub-agents' run ids (from ``start`` events with a ``parent_run_id``) and their labels."""
 
     def __call__(self, event: Event) -> None:
         """Print one event; streamed text stays on its line until another event comes."""
+        if isinstance(event, Start) and event.parent_run_id is not None:
+            self._children[event.run_id] = f"sub {len(self._children) + 1}"
+        if event.run_id in self._children:
+            if self._streamed and not self._streamed.endswith("\n") and not isinstance(event, TextDelta):
+                self.console.print()  # end the parent's open line; its text goes on after the sub-agent's line
+                self._streamed += "\n"
+            self._show_child(event, self._children[event.run_id])
+            return
         if isinstance(event, TextDelta):
             self._show(event)
             self._streamed += event.text
@@ -115,6 +125,22 @@ class RichRenderer:
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         else:
             assert_never(event)
+
+    def _show_child(self, event: Event, label: str) -> None:
+        """A sub-agent's event, one indented line (its streamed text is left out: its answer comes at the end)."""
+        line: str | None = None
+        if isinstance(event, Start):
+            line = f"started: {_preview(event.task)} (level {event.level}, mode {event.mode}, tools {event.profile})"
+        elif isinstance(event, ToolCall):
+            line = f"→ {event.tool}({_args_preview(event.args)})"
+        elif isinstance(event, ToolResultEvent):
+            line = f"  {'✓' if event.ok else '✗'} {_preview(event.result if event.ok else event.error)}"
+        elif isinstance(event, RunResult):
+            line = f"{'✔' if event.success else '✘'} {_preview(event.output)}"
+        elif isinstance(event, ErrorEvent):
+            line = f"✘ {event.reason}: {_preview(event.message)}"
+        if line is not None:
+            self.console.print(Text.assemble(("  ┆ ", "magenta"), (f"{label} ", "magenta"), (line, "dim")))
 
     def _check(self, event: Check) -> None:
         """The framework's own test run after the answer: its verdict, and the last line of its output."""

@@ -8,7 +8,7 @@ again. The security policy (``chrysalis.tools.policy``) reads ``effect``, ``leve
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -113,6 +113,9 @@ class ToolSpec:
     """The implementation; gets validated ``args`` (an instance of ``self.args``)."""
     write_targets: Callable[[Any], list[str]] = field(default=lambda _args: [])
     """The workspace-relative paths a call would write; the policy checks them (architect mode, protected tests)."""
+    arun: Callable[[Any, ToolContext], Awaitable[ToolResult]] | None = None
+    """An async implementation, used instead of ``run`` by callers that can await (sub-agents, which run
+    in the caller's event loop); ``run`` is then what answers a synchronous call."""
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as models see it."""
@@ -134,6 +137,15 @@ class ToolSpec:
             return ToolResult.failure(str(exc))
         except OSError as exc:  # permission denied, is a directory, disk full: the model can choose otherwise
             return ToolResult.failure(f"{self.name} failed: {exc.strerror or exc}")
+
+    async def arun_validated(self, args: Any, ctx: ToolContext) -> ToolResult:
+        """Like ``run_validated``, through ``arun`` when the tool has one."""
+        if self.arun is None:
+            return self.run_validated(args, ctx)
+        try:
+            return await self.arun(args, ctx)
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
 
 
 def _short_validation(exc: ValueError) -> str:

@@ -27,7 +27,10 @@ from chrysalis.config import LEVEL_NAMES, Settings
 from chrysalis.tools.base import Effect, ToolSpec
 from chrysalis.tools.rules import Action, Rule
 
-__all__ = ["LEVEL_NAMES", "Decision", "Policy", "Reason", "SandboxMode", "is_doc_path", "is_test_path", "mode_allows"]
+__all__ = [
+    "LEVEL_NAMES", "Decision", "Policy", "Reason", "SandboxMode", "is_doc_path", "is_test_path", "mode_allows",
+    "mode_narrows",
+]  # fmt: skip
 
 
 _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
@@ -154,6 +157,16 @@ SandboxMode = Literal["read-only", "workspace-write"]
 def mode_allows(tool: ToolSpec, mode: str) -> bool:
     """Whether ``mode`` can ever allow ``tool`` (at some level): tools it cannot are not worth offering."""
     return tool.effect in _MODE_EFFECTS.get(mode, frozenset())
+
+
+def mode_narrows(child: str, parent: str) -> bool:
+    """Whether ``child`` allows nothing ``parent`` does not (a sub-agent's mode): its effects are a subset.
+
+    ``architect`` under ``code`` narrows (it writes only docs); ``code`` under ``architect`` does not.
+    """
+    if child == parent:
+        return True
+    return _MODE_EFFECTS.get(child, frozenset({"?"})) <= _MODE_EFFECTS.get(parent, frozenset())
 
 
 def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> tuple[str, str] | None:
