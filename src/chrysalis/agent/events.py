@@ -61,6 +61,11 @@ class Start(_Base):
     """With ``model = "auto"``: which model was picked and each candidate's draw; else ``None``."""
     candidates: tuple[dict[str, Any], ...] | None = None
     """With ``model = "auto"``: each candidate's posterior (runs, successes, alpha, beta, mean, sample)."""
+    priority: str = "best"
+    """The ``--priority`` as given (a keyword or a sentence)."""
+    priority_plan: dict[str, Any] | None = None
+    """What the priority chose (``chrysalis.agent.priority.PriorityPlan``): voting level, decomposition
+    limits, cost weight for ``auto``, check retries, reasoning, prompt guidance, and the reason."""
     parent_run_id: str | None = None
     """For a sub-agent (``spawn_agent``): the run that started it; its events carry its own ``run_id``."""
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from chrysalis.agent.events import ErrorEvent, Event, RedFlag, RunResult
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
-from chrysalis.agent.verify import FinalCheck
+from chrysalis.agent.verify import MAX_FAILED_CHECKS, FinalCheck
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError, InternalError, TaskStopped, report_bug
 
@@ -50,6 +50,8 @@ class RunSetup:
     emit: Callable[[Event], None]
     price: Callable[[int, int], float]
     """USD for (input tokens, output tokens) so far on this run's model."""
+    check_retries: int = MAX_FAILED_CHECKS
+    """How often a failing final check goes back to the model (the priority plan's)."""
 
 
 @dataclass
@@ -77,7 +79,8 @@ class AgentLoop:
         """What the run used; given by the session when sub-agents add their costs to it."""
         self.history = setup.history
         self.guards = setup.tools.guards
-        self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot)
+        self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot,
+                                max_failures=setup.check_retries)  # fmt: skip
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
 
     async def run(self) -> RunResult:

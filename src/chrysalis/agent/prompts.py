@@ -29,14 +29,19 @@ def _template(name: str) -> str:
     return resources.files("chrysalis.agent").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8").strip()
 
 
-def build_system_prompt(workspace: Path, mode: str, *, level: int, tool_hints: str = "", lessons: str = "") -> str:
+def build_system_prompt(
+    workspace: Path, mode: str, *, level: int, tool_hints: str = "", lessons: str = "", guidance: str = ""
+) -> str:
     """Assemble the system prompt for one run in ``workspace``.
 
-    ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context).
+    ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context);
+    ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``).
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
     sections.append(f"Security level: {level} ({levels}).")
+    if guidance:
+        sections.append(guidance)
     if lessons.strip():
         sections.append("Lessons from earlier runs:\n" + lessons.strip())
     if tool_hints.strip():

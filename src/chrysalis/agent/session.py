@@ -21,6 +21,7 @@ from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
+from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.subagents import SubAgents
 from chrysalis.agent.toolset import Approver, GatedTools
@@ -97,7 +98,8 @@ class AgentSession:
         if self._model is None or (not self._model_given and self._built_for != self.active_model):
             from chrysalis.llm.providers import build_model
 
-            self._model = build_model(dataclasses.replace(self.settings, model=self.active_model))
+            reasoning = plan_for(self.settings.priority).reasoning
+            self._model = build_model(dataclasses.replace(self.settings, model=self.active_model), reasoning=reasoning)
             self._built_for = self.active_model
         return self._model
 
@@ -237,7 +239,9 @@ class AgentSession:
         context = self.stores.context.load(self.context_name)
         learned = self.stores.context.load(AGENT_CONTEXT)
         hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
-        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system)
+        plan = plan_for(s.priority)
+        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
+                                     guidance=plan.guidance)  # fmt: skip
         offered = self.tools | (subagents.tools() if subagents is not None else {})
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge())  # fmt: skip
@@ -246,7 +250,8 @@ class AgentSession:
             return cost_usd(model_name, tokens_in, tokens_out, s.prices)
 
         return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
-                        history=self.history, emit=self._emit, price=price)  # fmt: skip
+                        history=self.history, emit=self._emit, price=price,
+                        check_retries=plan.check_retries)  # fmt: skip
 
     def _check_budget(self) -> None:
         """A budget on a model whose price is unknown would never stop anything: refuse it up front."""
@@ -277,7 +282,8 @@ class AgentSession:
         if self._candidates:
             from chrysalis.llm.routing import ModelRouter
 
-            routing = ModelRouter(self.stores.evals).choose(kind, self._candidates, rng=self._rng)
+            weight = plan_for(self.settings.priority).cost_weight
+            routing = ModelRouter(self.stores.evals, prior_weight=weight).choose(kind, self._candidates, rng=self._rng)
         self.active_model = routing.model if routing else self.settings.model
         if self._tools_given:
             return routing, ProfileChoice(self.profile, "tools given by the caller")
@@ -296,7 +302,7 @@ class AgentSession:
             task_type=kind, profile=profile.profile, profile_reason=profile.reason,
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
-            parent_run_id=self.parent_run_id,
+            priority=s.priority, priority_plan=plan_for(s.priority).to_json(), parent_run_id=self.parent_run_id,
         )  # fmt: skip
 
     def _record_eval(self, run_id: str, kind: str, tally: Tally, success: bool) -> None:

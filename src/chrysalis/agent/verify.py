@@ -63,8 +63,11 @@ class FinalCheck:
         run_id: str,
         emit: Callable[[Event], None],
         command_snapshot: Callable[[str], AbstractContextManager[None]] | None = None,
+        max_failures: int = MAX_FAILED_CHECKS,
     ) -> None:
         self._settings = settings
+        self._max_failures = max_failures
+        """Failed checks sent back to the model (the priority's ``check_retries``)."""
         self._run_id = run_id
         self._emit = emit
         self._command_snapshot = command_snapshot
@@ -95,7 +98,7 @@ class FinalCheck:
 
     def feedback(self) -> str | None:
         """What to tell the model when its answer stands on a failing check (``None``: accept the answer)."""
-        if self.verdict.verified is not False or not self.verdict.ran or self.failures >= MAX_FAILED_CHECKS:
+        if self.verdict.verified is not False or not self.verdict.ran or self.failures >= self._max_failures:
             return None
         self.failures += 1
         tail = self.verdict.report[-_MODEL_TAIL_CHARS:]

@@ -171,3 +171,8 @@ class RichRenderer:
         if event.model_reason:
             c.print(Text(f"  {event.model_reason}", "dim"))
         c.print(Text(f"  tools: {event.profile} ({event.profile_reason})", "dim"))
+        plan = event.priority_plan
+        if plan is not None:
+            c.print(Text(f"  priority: {event.priority} → {plan['keyword']} ({plan['reason']}): voting "
+                         f"{plan['voting']}, {plan['check_retries']} check retries"
+                         + (", reasoning" if plan["reasoning"] else ""), "dim"))  # fmt: skip

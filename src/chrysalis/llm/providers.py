@@ -54,6 +54,7 @@ def build_model(
     on_text: Callable[[str], None] | None = None,
     retry: RetryPolicy | None = None,
     environ: Mapping[str, str] | None = None,
+    reasoning: bool = False,
 ) -> Model:
     """The pydantic-ai model that ``settings.model`` (and ``settings.base_url``) name.
 
@@ -63,6 +64,8 @@ def build_model(
             pydantic-ai's own events instead).
         retry: The backoff rule for provider errors; ``RetryPolicy()`` (3 tries, 0.5 s, 1 s) by default.
         environ: Where API keys are looked up; ``os.environ`` by default.
+        reasoning: Ask a text-protocol model (the embedded one) for a short thought before each call
+            (the priority plan's choice).
 
     Raises:
         UsageError: the model name is malformed or its provider unknown.
@@ -72,7 +75,7 @@ def build_model(
     name = ModelName.parse(settings.model, base_url=settings.base_url)
     policy = retry or RetryPolicy()
     if name.provider == "local":
-        return _local_model(name, settings, on_text)
+        return _local_model(name, settings, on_text, reasoning=reasoning)
     if name.provider == "anthropic":
         return _anthropic_model(name, _require_key(name, env), settings.base_url, policy)
     return _openai_chat_model(name, _openai_endpoint(name, settings.base_url, env), policy)
@@ -98,13 +101,15 @@ def _openai_endpoint(name: ModelName, base_url: str | None, env: Mapping[str, st
     return base_url, env.get("OPENAI_API_KEY") or "none"  # openai-compatible: most local servers need no key
 
 
-def _local_model(name: ModelName, settings: Settings, on_text: Callable[[str], None] | None) -> Model:
+def _local_model(
+    name: ModelName, settings: Settings, on_text: Callable[[str], None] | None, *, reasoning: bool = False
+) -> Model:
     from chrysalis.llm.text_protocol import TextToolModel
 
     # Imported by name: the embedded runtime is an optional extra and loads llama.cpp on import.
     module = importlib.import_module("chrysalis.llm.local.llama_backend")
     backend = cast(ChatBackend, module.LlamaCppBackend.load(name.name, settings.home))
-    return TextToolModel(backend, on_text=on_text, system="local")
+    return TextToolModel(backend, on_text=on_text, system="local", reasoning=reasoning)
 
 
 def _openai_chat_model(name: ModelName, endpoint: tuple[str | None, str], policy: RetryPolicy) -> Model:
