@@ -5,13 +5,15 @@ terminal, the time zone, a few harmless Python switches) and nothing else: not
 ``OPENAI_API_KEY``, not ``GITHUB_TOKEN``, not ``SSH_AUTH_SOCK``, not ``AWS_*``, not the
 ``CHRYSALIS_*`` settings. A name on the allow list is still dropped when it looks like a secret
 (``PYTHON_KEYRING_TOKEN``), so the two lists cannot disagree in the unsafe direction. This holds
-with every sandbox, and without one (``--unsafe-no-sandbox``).
+with every sandbox, and without one (``--unsafe-no-sandbox``). ``looks_secret`` lives in
+``chrysalis.redact``, beside the redaction of secret values that tools still read from files.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+
+from chrysalis.redact import looks_secret
 
 __all__ = ["ALLOWED_NAMES", "ALLOWED_PREFIXES", "command_env", "looks_secret"]
 
@@ -26,12 +28,6 @@ ALLOWED_NAMES = frozenset(
 """Variables passed through as they are (``PATH``, ``HOME``, ``TMPDIR`` and ``VIRTUAL_ENV`` are set by the sandbox)."""
 ALLOWED_PREFIXES = ("LC_",)
 """Variables passed through by prefix: the locale categories."""
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^SSH_|^GPG_|^CHRYSALIS_")
-
-
-def looks_secret(name: str) -> bool:
-    """Whether a variable's name says it holds a secret (``*_API_KEY``, ``*_TOKEN``, ``AWS_*``, ...)."""
-    return _SECRET.search(name.upper()) is not None
 
 
 def command_env(environ: Mapping[str, str], **fixed: str) -> dict[str, str]:
