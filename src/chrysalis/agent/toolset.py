@@ -19,6 +19,7 @@ from chrysalis.agent.guards import RunGuards, edit_hint
 from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, UsageError
+from chrysalis.redact import current as current_redactor
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.policy import Decision, Policy
@@ -140,6 +141,9 @@ class GatedTools:
         self.emit(ToolCall(run_id=self.run_id, step=self.step, call_id=call_id, tool=name, args=raw_args))
         started = time.perf_counter()
         result = await self._gated_result(name, raw_args, call_id)
+        redactor = current_redactor()  # once, here: the model, the event and the traces all get the redacted result
+        error = None if result.error is None else redactor.text(result.error)
+        result = ToolResult(ok=result.ok, result=redactor.value(result.result), error=error)
         duration = (time.perf_counter() - started) * 1000
         self.emit(
             ToolResultEvent(
