@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from chrysalis.redact import current as current_redactor
 from chrysalis.stores.db import Database
 
 __all__ = ["Context", "ContextStore"]
@@ -40,11 +41,15 @@ class Context:
     """The stored version this came from; 0 for a context never saved."""
 
     def to_json(self) -> str:
-        """The stored form: every field but ``version`` (the store assigns that)."""
+        """The stored form: every field but ``version`` (the store assigns that), secrets redacted.
+
+        A history holds the task and the model's answers as given; tool results in it are already
+        redacted (``GatedTools.call``), and this catches the rest (``chrysalis.redact``).
+        """
         data = asdict(self)
         del data["version"]
         data["history"] = list(self.history)
-        return json.dumps(data, ensure_ascii=False, default=str)
+        return json.dumps(current_redactor().value(data), ensure_ascii=False, default=str)
 
     @classmethod
     def from_json(cls, text: str, version: int) -> Context:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chrysalis.errors import ConfigError
+from chrysalis.redact import current as current_redactor
 from chrysalis.stores.db import Database
 
 __all__ = ["RunSummary", "TraceStore"]
@@ -65,7 +66,9 @@ class TraceStore:
         """Store one event of ``run_id``; ``event`` is a JSON-able dict with a ``type`` key.
 
         Values JSON cannot hold (paths, datetimes) are stored as their ``str``. The event's own
-        ``ts`` is kept when present, otherwise the current time is used.
+        ``ts`` is kept when present, otherwise the current time is used. Secrets are redacted first
+        (``chrysalis.redact``): a task or an answer may hold a key, even though tool results are
+        redacted before the model sees them.
 
         Raises:
             ValueError: ``event`` has no string ``type`` (a bug in the caller).
@@ -73,6 +76,7 @@ class TraceStore:
         kind = event.get("type")
         if not isinstance(kind, str) or not kind:
             raise ValueError(f"a trace event needs a 'type' string, got keys {sorted(event)}")
+        event = current_redactor().value(dict(event))
         raw_ts = event.get("ts")
         ts = float(raw_ts) if isinstance(raw_ts, int | float) and not isinstance(raw_ts, bool) else time.time()
         body = {key: value for key, value in event.items() if key not in ("run_id", "ts")}
