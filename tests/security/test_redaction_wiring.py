@@ -20,8 +20,12 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.cli.render import JsonRenderer
 from chrysalis.config import load_settings
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from chrysalis.redact import current
 from chrysalis.stores import Stores
 from chrysalis.stores.context import Context
+from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
+from chrysalis.tools.files import edit_file, read_file, write_file
+from chrysalis.tools.patch import apply_patch
 from tests.helpers import Script, chrysalis, final, tool
 
 OPENAI_KEY = "sk-proj-Zq3xT9bLm2Vw8Rk5Np7Hs4Jd6Fg1Yc0Ua9Ei3Ob"
@@ -140,3 +144,71 @@ def test_chrysalis_run_json_prints_and_keeps_no_secret(leaky: Path, chrysalis_ho
     assert_no_secret("the model's requests", json.dumps(server.requests), TOOL_SECRETS)
     assert "OPENAI_API_KEY=[REDACTED:OPENAI_API_KEY]" in json.dumps(server.requests)  # named after the variable
     assert_no_secret("the stores", stored_bytes(chrysalis_home))
+
+
+# -- Writing a marker back is refused, so a secret is never replaced by its marker ----------------
+
+
+def run_tool(spec: ToolSpec, ws: Path, **args: str) -> ToolResult:
+    return spec(args, ToolContext(workspace=ws))
+
+
+def test_writing_back_what_the_model_saw_is_refused(leaky: Path) -> None:
+    seen = current().text(str(read_file({"path": ".env"}, ToolContext(workspace=leaky)).result))
+    assert "1| OPENAI_API_KEY=[REDACTED:openai-key]" in seen  # what the model saw; it writes the file back:
+    written = run_tool(write_file, leaky, path=".env", content="OPENAI_API_KEY=[REDACTED:openai-key]\nDEBUG=0\n")
+    assert not written.ok and written.error is not None
+    assert "Not written" in written.error and "[REDACTED:openai-key]" in written.error
+    assert (leaky / ".env").read_text() == ENV
+    new_file = run_tool(write_file, leaky, path="copy.env", content="KEY=[REDACTED:OPENAI_API_KEY]\n")
+    assert not new_file.ok and not (leaky / "copy.env").exists()
+
+
+def test_edits_around_a_secret_work_and_edits_through_it_say_why_not(leaky: Path) -> None:
+    assert run_tool(edit_file, leaky, path=".env", old_text="DEBUG=1", new_text="DEBUG=0").ok
+    assert (leaky / ".env").read_text() == ENV.replace("DEBUG=1", "DEBUG=0")
+    through = run_tool(edit_file, leaky, path=".env", old_text="OPENAI_API_KEY=[REDACTED:openai-key]", new_text="X=1")
+    assert not through.ok and through.error is not None and "can never match" in through.error
+    adding = run_tool(edit_file, leaky, path=".env", old_text="DEBUG=0", new_text="TOKEN=[REDACTED:secret]")
+    assert not adding.ok and adding.error is not None and "Not written" in adding.error
+    assert (leaky / ".env").read_text() == ENV.replace("DEBUG=1", "DEBUG=0")
+
+
+def test_patches_that_hold_a_marker_are_refused(leaky: Path) -> None:
+    context = "--- a/.env\n+++ b/.env\n@@ -1,2 +1,2 @@\n OPENAI_API_KEY=[REDACTED:openai-key]\n-DEBUG=1\n+DEBUG=0\n"
+    refused = run_tool(apply_patch, leaky, patch=context)
+    assert not refused.ok and refused.error is not None and "can never match" in refused.error
+    added = "--- a/.env\n+++ b/.env\n@@ -2 +2,2 @@\n DEBUG=1\n+TOKEN=[REDACTED:secret]\n"
+    refused = run_tool(apply_patch, leaky, patch=added)
+    assert not refused.ok and refused.error is not None and "Not written" in refused.error
+    created = "--- /dev/null\n+++ b/new.env\n@@ -0,0 +1 @@\n+KEY=[REDACTED:secret]\n"
+    assert not run_tool(apply_patch, leaky, patch=created).ok
+    assert (leaky / ".env").read_text() == ENV and not (leaky / "new.env").exists()
+
+
+def test_a_file_that_holds_a_marker_as_text_may_keep_it(workspace: Path) -> None:
+    doc = workspace / "REDACTION.md"
+    doc.write_text("Secrets show as [REDACTED:openai-key].\n")
+    rewritten = run_tool(
+        write_file, workspace, path="REDACTION.md", content="Secrets look like [REDACTED:openai-key].\n"
+    )
+    assert rewritten.ok
+    assert run_tool(edit_file, workspace, path="REDACTION.md", old_text="look like", new_text="show as").ok
+    assert doc.read_text() == "Secrets show as [REDACTED:openai-key].\n"
+
+
+def test_a_model_that_writes_back_a_redacted_env_keeps_the_secret(leaky: Path) -> None:
+    script = Script(
+        [
+            tool("read_file", path=".env"),
+            tool("write_file", path=".env", content="OPENAI_API_KEY=[REDACTED:openai-key]\nDEBUG=0\n"),
+            final("Set DEBUG=0."),
+        ]
+    )
+    settings = load_settings({"workspace": leaky, "level": 2, "yes": True})
+    session = AgentSession(settings, model=script.model(), on_event=lambda _event: None)
+    asyncio.run(session.run("turn debugging off in .env"))
+    session.close()
+    refusal = script.tool_returns()[1]
+    assert refusal["ok"] is False and "[REDACTED:openai-key]" in refusal["error"]
+    assert (leaky / ".env").read_text() == ENV

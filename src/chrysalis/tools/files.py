@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from chrysalis.redact import MARKER, added_markers
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
@@ -27,6 +28,8 @@ __all__ = [
     "edit_file",
     "list_dir",
     "read_file",
+    "refuse_marker_match",
+    "refuse_markers",
     "write_file",
 ]
 
@@ -88,6 +91,8 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"{shown!r} is a directory; give a file path.")
     data = encode_text(args.content, shown)
     existed = path.exists()
+    if MARKER.search(args.content):
+        refuse_markers(shown, read_text(ctx.workspace, path, shown) if existed else "", args.content)
     old = read_text(ctx.workspace, path, shown) if existed and path.suffix == ".py" else None
     check_python_syntax(path, shown, args.content, old)
     ctx.before_write(path)
@@ -95,6 +100,41 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     lines = len(args.content.splitlines())
     verb = "Overwrote" if existed else "Created"
     return ToolResult.success(f"{verb} {shown} ({lines} lines).{hard_link_note(others)}")
+
+
+def refuse_markers(shown: str, old: str, new: str) -> None:
+    """Refuse a write that would put a redaction marker into a file where the file has a secret.
+
+    The model sees ``[REDACTED:...]`` in place of each secret a tool read (``chrysalis.redact``);
+    writing what it saw back would replace the secret with the marker. Markers the file already
+    holds as text may stay.
+
+    Raises:
+        ToolError: ``new`` holds a marker more often than ``old``.
+    """
+    added = added_markers(old, new)
+    if added:
+        raise ToolError(
+            f"Not written: the new text of {shown} contains {', '.join(added)}, which stands for a secret hidden "
+            "from you, not for text: writing it would replace the secret with the marker. Leave the lines that "
+            "hold a secret as they are and change only the others (edit_file, with old_text and new_text "
+            "free of markers)."
+        )
+
+
+def refuse_marker_match(shown: str, old_fragment: str, text: str) -> None:
+    """Explain why text to replace that holds a redaction marker can never match the file.
+
+    Raises:
+        ToolError: ``old_fragment`` holds a marker that ``text`` (the file) does not.
+    """
+    for found in MARKER.finditer(old_fragment):
+        if found.group() not in text:
+            raise ToolError(
+                f"The text to replace contains {found.group()}, which stands for a secret hidden from you: "
+                f"{shown} holds the secret there, not the marker, so it can never match. Choose the text to "
+                "replace from lines without a marker, and leave those lines as they are."
+            )
 
 
 def hard_link_note(others: int) -> str:
@@ -136,6 +176,7 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     old_text, new_text = _match_line_endings(text, args.old_text, args.new_text)
     count = text.count(old_text)
     if count == 0:
+        refuse_marker_match(shown, old_text, text)
         raise ToolError(_no_match_message(text, old_text, shown))
     if count > 1:
         starts = _match_lines(text, old_text)
@@ -145,6 +186,7 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         )
     index = text.index(old_text)
     updated = text.replace(old_text, new_text, 1)
+    refuse_markers(shown, text, updated)
     check_python_syntax(path, shown, updated, text)
     data = encode_text(updated, shown)
     ctx.before_write(path)

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.fileio import encode_text, remove_file, write_bytes
+from chrysalis.tools.files import refuse_marker_match, refuse_markers
 from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.text import read_text
 from chrysalis.tools.workspace import normalize, relative, resolve
@@ -200,6 +201,7 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
         if any(hunk.old for hunk in patch.hunks):
             raise ToolError(f"The patch creates {shown} but has context or removed lines; a new file has only '+'.")
         created = apply_hunks("", patch)
+        refuse_markers(shown, "", created)
         check_python_syntax(path, shown, created, None)
         return path, created, f"created {shown}"
     source = resolve(ctx.workspace, patch.old_path, must_exist=True, for_write=True)
@@ -208,7 +210,9 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
         return path, None, f"deleted {shown}"
     if source != path:
         raise ToolError("Renaming files in a patch is not supported; patch the file, then use shell to move it.")
+    refuse_marker_match(shown, "\n".join(line for hunk in patch.hunks for line in hunk.old), text)
     patched = apply_hunks(text, patch)
+    refuse_markers(shown, text, patched)
     check_python_syntax(path, shown, patched, text)
     return path, patched, f"patched {shown} ({len(patch.hunks)} hunk(s))"
 
