@@ -17,6 +17,8 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "JudgeVerdict",
+    "PlanEnd",
+    "PlanNodeEvent",
     "RedFlag",
     "RunResult",
     "Start",
@@ -129,6 +131,41 @@ class JudgeVerdict(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlanNodeEvent(_Base):
+    """A node of a decomposition plan (``chrysalis decompose``) was added or changed state."""
+
+    type: Literal["plan_node"] = "plan_node"
+    node_id: str
+    parent_id: str | None
+    task: str
+    depth: int
+    op: str
+    """``decompose`` (split into children), ``spawn`` (a leaf for a sub-agent), ``inline`` (a leaf that may not be
+    split: the depth limit or a rollback)."""
+    profile: str
+    status: str
+    """``planned``, ``running``, ``done``, ``failed``, ``pruned`` (rolled back), ``cancelled``."""
+    detail: str = ""
+    """Why: the vote on the split, the explosion that pruned it, the sub-agent's answer or error."""
+    agent_run_id: str | None = None
+    """The sub-agent run that executes this leaf."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanEnd(_Base):
+    """A decomposition finished: its phenotype, the explosions it rolled back from, whether it was archived."""
+
+    type: Literal["plan_end"] = "plan_end"
+    success: bool
+    output: str
+    phenotype: dict[str, float]
+    explosions: tuple[str, ...] = ()
+    archived: bool = False
+    replayed: str | None = None
+    """The archived task whose plan shape was offered to the planner as a hint, if any."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class RedFlag(_Base):
     """The scaffold caught the model misbehaving (repeated call, protected file, malformed output)."""
 
@@ -198,4 +235,6 @@ Event = (
     | Check
     | RunResult
     | ErrorEvent
+    | PlanNodeEvent
+    | PlanEnd
 )

@@ -227,6 +227,10 @@ class AgentSession:
 
         return SubAgents(self, run_id, spent=lambda: tally.cost_usd, charge=charge)
 
+    def emit(self, event: Event) -> None:
+        """Record ``event`` in the traces and pass it on (for callers that run work beside the loop: decompose)."""
+        self._emit(event)
+
     def _emit(self, event: Event) -> None:
         self.stores.traces.record(event.run_id, event.to_json())
         self.on_event(event)

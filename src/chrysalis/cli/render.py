@@ -19,6 +19,8 @@ from chrysalis.agent.events import (
     ErrorEvent,
     Event,
     JudgeVerdict,
+    PlanEnd,
+    PlanNodeEvent,
     RedFlag,
     RunResult,
     Start,
@@ -26,6 +28,7 @@ from chrysalis.agent.events import (
     ToolCall,
     ToolResultEvent,
 )
+from chrysalis.redact import current as current_redactor
 
 __all__ = ["JsonRenderer", "RichRenderer", "print_warnings"]
 
@@ -41,14 +44,14 @@ def print_warnings(warnings: tuple[str, ...]) -> None:
 
 
 class JsonRenderer:
-    """Print each event as one JSON line (the schema is in docs/events.md)."""
+    """Print each event as one JSON line (the schema is in docs/events.md), secrets redacted (``chrysalis.redact``)."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
         self.stream = stream or sys.stdout
 
     def __call__(self, event: Event) -> None:
         """Write one event and flush, so readers see it at once."""
-        self.stream.write(json.dumps(event.to_json(), default=str) + "\n")
+        self.stream.write(json.dumps(current_redactor().value(event.to_json()), default=str) + "\n")
         self.stream.flush()
 
 
@@ -109,22 +112,38 @@ class RichRenderer:
                 c.print(Text.assemble(("  ✓ ", "green"), (_preview(event.result), "dim")))
             else:
                 c.print(Text.assemble(("  ✗ ", "red"), (_preview(event.error), "red")))
-        elif isinstance(event, ApprovalRequest):
-            verdict = ("approved", "green") if event.approved else ("declined", "red")
-            c.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
-        elif isinstance(event, JudgeVerdict):
-            label = ("[SAFE]", "green") if event.safe else ("[UNSAFE]", "bold red")
-            c.print(Text.assemble(("  ⚖ judge ", "dim"), label, (f" {_preview(event.reason)}", "dim")))
-        elif isinstance(event, RedFlag):
-            c.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
+        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag):
+            self._notice(event)
         elif isinstance(event, Check):
             self._check(event)
         elif isinstance(event, RunResult):
             self._result(event, self._answer)
         elif isinstance(event, ErrorEvent):
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
+        elif isinstance(event, PlanNodeEvent | PlanEnd):
+            self._plan(event)
         else:
             assert_never(event)
+
+    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag) -> None:
+        """An approval asked, the security judge's verdict, or a red flag: one short line."""
+        if isinstance(event, ApprovalRequest):
+            verdict = ("approved", "green") if event.approved else ("declined", "red")
+            self.console.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
+        elif isinstance(event, JudgeVerdict):
+            label = ("[SAFE]", "green") if event.safe else ("[UNSAFE]", "bold red")
+            self.console.print(Text.assemble(("  ⚖ judge ", "dim"), label, (f" {_preview(event.reason)}", "dim")))
+        else:
+            self.console.print(Text.assemble(("  ⚑ ", "yellow"), (f"{event.kind}: {_preview(event.detail)}", "yellow")))
+
+    def _plan(self, event: PlanNodeEvent | PlanEnd) -> None:
+        """A decomposition's node (indented by depth) or its end (``chrysalis decompose`` has its own live tree)."""
+        if isinstance(event, PlanNodeEvent):
+            indent = "  " * (event.depth + 1)
+            self.console.print(Text(f"{indent}[{event.status}] {event.op} {_preview(event.task)}", "dim"))
+            return
+        mark = ("✔ ", "bold green") if event.success else ("✘ ", "bold red")
+        self.console.print(Text.assemble(mark, event.output))
 
     def _show_child(self, event: Event, label: str) -> None:
         """A sub-agent's event, one indented line (its streamed text is left out: its answer comes at the end)."""
