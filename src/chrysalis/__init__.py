@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the real types for type checkers; at run time ``__getattr__`` imports them on first use
     from chrysalis.agent.api import Agent, configure
     from chrysalis.agent.events import RunResult
+    from chrysalis.decomposition.api import decompose
+    from chrysalis.decomposition.run import DecompositionResult
     from chrysalis.errors import ChrysalisError, MetricError, OutputValidationError
     from chrysalis.evolve.archive import ModuleArchive, Phenotype
     from chrysalis.evolve.compile import CompiledModule, compile
     from chrysalis.evolve.module import ChainOfThought, Module, Predict, Prediction
     from chrysalis.evolve.options import CompileOptions
     from chrysalis.evolve.signature import InputField, OutputField, Signature
+    from chrysalis.voting import Vote, VoteError, VotingConfig, vote, vote_async
 
 __version__ = "0.1.0"
 
@@ -40,6 +43,13 @@ _LAZY: dict[str, str] = {
     "CompileOptions": "chrysalis.evolve.options",
     "ModuleArchive": "chrysalis.evolve.archive",
     "Phenotype": "chrysalis.evolve.archive",
+    "decompose": "chrysalis.decomposition.api",
+    "vote": "chrysalis.voting",
+    "vote_async": "chrysalis.voting",
+    "VotingConfig": "chrysalis.voting",
+    "Vote": "chrysalis.voting",
+    "VoteError": "chrysalis.voting",
+    "DecompositionResult": "chrysalis.decomposition.run",
 }
 
 __all__ = [
@@ -48,6 +58,7 @@ __all__ = [
     "ChrysalisError",
     "CompileOptions",
     "CompiledModule",
+    "DecompositionResult",
     "InputField",
     "MetricError",
     "Module",
@@ -59,9 +70,15 @@ __all__ = [
     "Prediction",
     "RunResult",
     "Signature",
+    "Vote",
+    "VoteError",
+    "VotingConfig",
     "__version__",
     "compile",
     "configure",
+    "decompose",
+    "vote",
+    "vote_async",
 ]
 
 

@@ -129,6 +129,27 @@ def run(
     raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
 
 
+@app.command()
+def decompose(
+    task: Annotated[str, typer.Argument(help="What to do; it is split into a plan tree of sub-agent tasks.")],
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    mode: ModeOpt = None,
+    level: LevelOpt = None,
+    priority: PriorityOpt = None,
+    budget: BudgetOpt = None,
+    workspace: WorkspaceOpt = None,
+    yes: YesOpt = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
+) -> None:
+    """Split a task into a plan (voting on each split), run its leaves with sub-agents, merge their answers."""
+    from chrysalis.cli.decompose_cmd import decompose_command
+
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
+                   workspace=workspace, yes=yes)  # fmt: skip
+    raise typer.Exit(_guarded(lambda: decompose_command(task, flags, json_output=json_output), json_output=json_output))
+
+
 @config_app.command("show")
 def config_show(workspace: WorkspaceOpt = None) -> None:
     """Print every effective setting and where it came from."""

@@ -29,6 +29,7 @@ from chrysalis.stores.checkpoints import (
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
+from chrysalis.stores.patterns import Pattern, PatternStore
 from chrysalis.stores.traces import RunSummary, TraceStore
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "Context",
     "ContextStore",
     "EvalStore",
+    "Pattern",
+    "PatternStore",
     "ProfileStats",
     "RunSummary",
     "SnapshotUnavailable",
@@ -64,6 +67,7 @@ class Stores:
     checkpoints: CheckpointStore
     archives: ArchiveStore
     compile_cache: CompileCache
+    patterns: PatternStore
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -94,6 +98,7 @@ class Stores:
             checkpoints=CheckpointStore(db, home),
             archives=ArchiveStore(db),
             compile_cache=CompileCache(db),
+            patterns=PatternStore(db),
         )
 
     def close(self) -> None:

@@ -75,6 +75,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             before_tree TEXT NOT NULL, after_tree TEXT, head_before TEXT, head_after TEXT,
             created_at REAL NOT NULL, PRIMARY KEY (run_id, workspace, seq))""",
     ),
+    (
+        # Seed 001's archive of decomposition patterns: one elite per (task type, phenotype bin).
+        """CREATE TABLE decomposition_patterns (
+            task_type TEXT NOT NULL, bin TEXT NOT NULL, task TEXT NOT NULL, priority TEXT NOT NULL,
+            steps TEXT NOT NULL, phenotype TEXT NOT NULL, score REAL NOT NULL, created_at REAL NOT NULL,
+            PRIMARY KEY (task_type, bin))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,258 @@
+"""The decomposition loop (seed 001): plan with checkpoints, roll back on explosion, run leaves, merge, archive.
+
+1. **Select**: the archive's elite for the task type whose task shares the most words with this one
+   (nearest neighbour) is replayed as a hint to the planner ("a similar task was split as ...").
+2. **Plan**, breadth first: each node is split (or declared atomic) by the ``Planner``, voted at
+   the priority's level. After each split the phenotype is checked against the priority's limits;
+   an explosion (depth, breadth, cost, context) rolls the tree back to the last checkpoint and marks
+   the node ``inline``: it will run whole, as one leaf. A node at the depth limit is ``inline`` too.
+3. **Execute**: every leaf runs as a sub-agent (``AgentSession.child``, the leaf's profile, the
+   parent's policy), a few at a time. Spending past the cost limit cancels the leaves still to run.
+4. **Merge**: each split node's answer is its children's answers, in order; the root's is the result.
+5. **Archive**: a plan whose leaves all succeeded is offered to the MAP-Elites archive (one elite per
+   task type and phenotype bin), where it may be replayed for the next similar task.
+
+Every node change is a ``plan_node`` event and the end a ``plan_end`` event; the sub-agents' own
+events follow with ``parent_run_id`` set to this decomposition's run id. Ctrl-C cancels the leaves
+and leaves each one's run recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.agent.events import PlanEnd, PlanNodeEvent, Start
+from chrysalis.agent.learning import task_type
+from chrysalis.agent.priority import DecompositionLimits, PriorityPlan, plan_for
+from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
+from chrysalis.decomposition.planner import Planner
+from chrysalis.errors import ChrysalisError
+from chrysalis.stores.patterns import Pattern
+
+if TYPE_CHECKING:
+    from chrysalis.agent.session import AgentSession
+
+__all__ = ["Decomposer", "DecompositionResult", "leaf_profile"]
+
+_RESEARCH = re.compile(r"^\s*(find|read|research|explain|look|search|list|summari[sz]e|describe|check|investigate)\b",
+                       re.IGNORECASE)  # fmt: skip
+_VCS = re.compile(r"\b(commit|git|branch|merge request|pull request)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9_]{3,}")
+
+
+def leaf_profile(task: str) -> str:
+    """The sub-agent profile a leaf's wording asks for: researcher, vcs, or editor."""
+    if _VCS.search(task):
+        return "vcs"
+    return "researcher" if _RESEARCH.search(task) else "editor"
+
+
+@dataclass
+class DecompositionResult:
+    """How a decomposition ended: its answer, the final tree and phenotype, and what it learned."""
+
+    run_id: str
+    success: bool
+    output: str
+    tree: PlanNode
+    phenotype: DecompositionPhenotype
+    explosions: list[str] = field(default_factory=list[str])
+    archived: bool = False
+    replayed: str | None = None
+
+
+@dataclass
+class _Spend:
+    cost_usd: float = 0.0
+    context: int = 0
+
+
+class Decomposer:
+    """Runs one task by geometric decomposition, with ``session`` as the parent of every sub-agent."""
+
+    def __init__(self, session: AgentSession, *, planner: Planner | None = None, concurrency: int = 2) -> None:
+        from chrysalis.voting import VotingConfig
+
+        self.session = session
+        self.plan: PriorityPlan = plan_for(session.settings.priority)
+        self.limits: DecompositionLimits = self.plan.limits
+        self.planner = planner or Planner(session.model, VotingConfig.level(self.plan.voting))
+        self.concurrency = concurrency
+        self.run_id = uuid.uuid4().hex[:12]
+        self._spend = _Spend()
+
+    async def run(self, task: str) -> DecompositionResult:
+        """Plan, execute, merge and archive ``task``; cancelling it cancels every running leaf."""
+        started = time.perf_counter()
+        s = self.session.settings
+        kind = task_type(task)
+        self.session.emit(Start(run_id=self.run_id, task=task, model=self.session.active_model, mode=s.mode,
+                                level=s.level, workspace=str(s.workspace), task_type=kind, profile="decompose",
+                                profile_reason="geometric decomposition", priority=s.priority,
+                                priority_plan=self.plan.to_json()))  # fmt: skip
+        success = False
+        try:
+            replay = self._nearest(task, kind)
+            root, explosions = await self._plan(task, replay)
+            await self._execute(root, explosions)
+            output = _merge(root)
+            phenotype = DecompositionPhenotype.of(root, cost_usd=self._spend.cost_usd, context=self._spend.context)
+            late = explosion(phenotype, self.limits)
+            if late:
+                explosions.append(f"{late} after execution")
+            success = all(leaf.status == "done" for leaf in root.leaves())
+            archived = success and self.session.stores.patterns.offer(
+                Pattern(
+                    task_type=kind,
+                    bin=phenotype_bin(phenotype),
+                    task=task,
+                    priority=s.priority,
+                    steps=root.steps(),
+                    phenotype=phenotype.to_json(),
+                    score=score(phenotype),
+                )
+            )
+            self.session.emit(PlanEnd(run_id=self.run_id, success=success, output=output,
+                                      phenotype=phenotype.to_json(), explosions=tuple(explosions), archived=archived,
+                                      replayed=replay.task if replay else None))  # fmt: skip
+            return DecompositionResult(self.run_id, success, output, root, phenotype, explosions, archived,
+                                       replay.task if replay else None)  # fmt: skip
+        finally:
+            self.session.stores.evals.log(
+                run_id=self.run_id, profile="decompose", task_type=kind, model=self.session.active_model,
+                success=success, duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                cost_usd=self._spend.cost_usd, input_tokens=self._spend.context, output_tokens=0,
+            )  # fmt: skip
+
+    # -- planning ----------------------------------------------------------------------------------
+
+    async def _plan(self, task: str, replay: Pattern | None) -> tuple[PlanNode, list[str]]:
+        root = PlanNode(task)
+        self._node(root)
+        hint = _hint(replay)
+        explosions: list[str] = []
+        checkpoint = (root.snapshot(), self._spend.context)
+        queue = [root.id]
+        while queue:
+            node = root.find(queue.pop(0))
+            if node.depth >= self.limits.max_depth:
+                node.op = "inline"
+                self._node(node, detail=f"depth limit {self.limits.max_depth}: runs whole")
+                continue
+            split = await self.planner.split(node.task, max_subtasks=self.limits.max_breadth, hint=hint)
+            self._spend.cost_usd += split.cost_usd
+            self._spend.context += split.tokens
+            if split.atomic:
+                self._node(node, detail=f"atomic ({split.detail})")
+                continue
+            node.op = "decompose"
+            node.children = [PlanNode(sub, node.depth + 1, parent=node.id, profile=leaf_profile(sub))
+                             for sub in split.subtasks]  # fmt: skip
+            phenotype = DecompositionPhenotype.of(root, cost_usd=self._spend.cost_usd, context=self._spend.context)
+            boom = explosion(phenotype, self.limits)
+            if boom:
+                explosions.append(f"{boom} at {node.id}")
+                for child in node.children:
+                    child.status = "pruned"
+                    self._node(child, detail=f"rolled back: {boom} past its limit")
+                root, self._spend.context = checkpoint[0].snapshot(), checkpoint[1]
+                kept = root.find(node.id)
+                kept.op = "inline"
+                self._node(kept, detail=f"explosion ({boom}): rolled back to the last checkpoint; runs whole")
+                checkpoint = (root.snapshot(), self._spend.context)  # the pruned plan is the last good one now
+                continue
+            self._node(node, detail=f"split into {len(node.children)} ({split.detail})")
+            for child in node.children:
+                self._node(child)
+            checkpoint = (root.snapshot(), self._spend.context)
+            queue.extend(child.id for child in node.children)
+        return root, explosions
+
+    def _nearest(self, task: str, kind: str) -> Pattern | None:
+        """The archived elite of this task type whose task shares the most words with ``task`` (none: no replay)."""
+        words = set(_WORD.findall(task.lower()))
+        best: tuple[float, Pattern] | None = None
+        for pattern in self.session.stores.patterns.elites(kind):
+            theirs = set(_WORD.findall(pattern.task.lower()))
+            overlap = len(words & theirs) / max(1, len(words | theirs))
+            if overlap > 0.2 and (best is None or (overlap, pattern.score) > (best[0], best[1].score)):
+                best = (overlap, pattern)
+        return best[1] if best else None
+
+    # -- execution ---------------------------------------------------------------------------------
+
+    async def _execute(self, root: PlanNode, explosions: list[str]) -> None:
+        gate = asyncio.Semaphore(self.concurrency)
+        leaves = root.leaves()
+
+        async def run(leaf: PlanNode) -> None:
+            async with gate:
+                if self._spend.cost_usd > self.limits.max_cost_usd:
+                    leaf.status = "cancelled"
+                    self._node(leaf, detail="not run: the cost limit was passed")
+                    return
+                await self._run_leaf(leaf)
+                if self._spend.cost_usd > self.limits.max_cost_usd and not any("cost" in e for e in explosions):
+                    explosions.append(f"cost during execution (${self._spend.cost_usd:.4f})")
+
+        runners = [asyncio.create_task(run(leaf), name=f"chrysalis leaf {leaf.id}") for leaf in leaves]
+        try:
+            await asyncio.gather(*runners)
+        finally:
+            for runner in runners:
+                runner.cancel()
+            await asyncio.gather(*runners, return_exceptions=True)
+
+    async def _run_leaf(self, leaf: PlanNode) -> None:
+        child = self.session.child(self.session.settings, leaf.profile, parent_run_id=self.run_id)
+        leaf.status = "running"
+        self._node(leaf)
+        try:
+            result = await child.run(leaf.task)
+            leaf.answer, leaf.status = result.output, "done" if result.success else "failed"
+            detail = result.output if result.success else (result.problem or result.output)
+        except ChrysalisError as exc:
+            leaf.answer, leaf.status, detail = str(exc), "failed", str(exc)
+        except asyncio.CancelledError:
+            leaf.status, detail = "cancelled", "cancelled"
+            raise
+        finally:
+            leaf.run_id = child.last_run_id
+            leaf.cost_usd = child.total_cost_usd
+            self._spend.cost_usd += child.total_cost_usd
+            self._spend.context += child.total_tokens
+            self._node(leaf, detail=detail)
+
+    def _node(self, node: PlanNode, *, detail: str = "") -> None:
+        self.session.emit(PlanNodeEvent(run_id=self.run_id, node_id=node.id, parent_id=node.parent, task=node.task,
+                                        depth=node.depth, op=node.op, profile=node.profile, status=node.status,
+                                        detail=detail[:500], agent_run_id=node.run_id))  # fmt: skip
+
+
+def _merge(node: PlanNode) -> str:
+    """A node's answer: a leaf's own, or its children's answers in order (the merge op)."""
+    if not node.children:
+        return node.answer or f"({node.status})"
+    node.op = node.op if node.op == "decompose" else "merge"
+    parts = [f"- {child.task}: {_merge(child)}" for child in node.children]
+    node.answer = "\n".join(parts)
+    return node.answer
+
+
+def _hint(pattern: Pattern | None) -> str:
+    if pattern is None:
+        return "none"
+    first = [step["task"] for step in pattern.steps if step.get("depth") == 1]
+    return f"A similar task ({pattern.task!r}) was split into: " + "; ".join(first) if first else "none"
+
+
+def describe(result: DecompositionResult) -> dict[str, Any]:
+    """The result as JSON-ready data."""
+    return {"run_id": result.run_id, "success": result.success, "output": result.output,
+            "phenotype": result.phenotype.to_json(), "explosions": result.explosions, "archived": result.archived,
+            "replayed": result.replayed, "plan": result.tree.steps()}  # fmt: skip
