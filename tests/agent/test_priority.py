@@ -13,6 +13,7 @@ from chrysalis.agent.priority import KEYWORD_PLANS, DecompositionLimits, plan_fo
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.llm.testing import ScriptedOpenAIServer
+from chrysalis.voting import VotingConfig
 from tests.helpers import Script, final, tool
 
 SEED_001_LIMITS = {  # seed 001, "Default Limits by Priority"
@@ -29,9 +30,8 @@ def test_keywords_take_seed_001s_limits(keyword: str) -> None:
 
 
 def test_every_voting_level_is_one_voting_knows() -> None:
-    voting = pytest.importorskip("chrysalis.voting")  # TODO(me): plain import once chrysalis.voting lands
     for plan in KEYWORD_PLANS.values():
-        voting.VotingConfig.level(plan.voting)  # raises on an unknown level
+        VotingConfig.level(plan.voting)  # raises on an unknown level
 
 
 @pytest.mark.parametrize(
