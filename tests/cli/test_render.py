@@ -79,8 +79,16 @@ def test_a_sub_agents_events_show_nested_under_the_parent() -> None:
         child,
         TextDelta(run_id="c", text="the child's streamed text"),
         ToolCall(run_id="c", step=1, call_id="x", tool="read_file", args={"path": "calc.py"}),
-        RunResult(run_id="c", output="fixed", success=True, steps=2, input_tokens=1, output_tokens=1, cost_usd=0.0,
-                  duration_ms=1.0),  # fmt: skip
+        RunResult(
+            run_id="c",
+            output="fixed",
+            success=True,
+            steps=2,
+            input_tokens=1,
+            output_tokens=1,
+            cost_usd=0.0,
+            duration_ms=1.0,
+        ),  # fmt: skip
         final("Merged."),
     )
     nested = [line for line in shown.splitlines() if line.startswith("  ┆ sub 1 ")]

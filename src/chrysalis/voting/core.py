@@ -132,6 +132,19 @@ class _Tally:
             return lead >= self.config.k
         return lead - (top[1][1] if len(top) > 1 else 0) >= self.config.k
 
+    def wanted(self, in_flight: int) -> int:
+        """How many more samples to start now: the fewest that could decide the vote, at most ``n`` in flight.
+
+        Drawing a whole new batch of ``n`` after the first would waste samples whenever fewer suffice.
+        """
+        top = self.counts.most_common(2)
+        lead = top[0][1] if top else 0
+        if self.config.rule == "ahead":
+            lead -= top[1][1] if len(top) > 1 else 0
+        needed = max(1, self.config.k - lead) - in_flight
+        room = min(self.config.n - in_flight, self.config.limit - self.drawn - in_flight)
+        return max(0, min(needed, room))
+
     def result(self, *, consensus: bool) -> Vote:
         if not self.counts:
             reasons = ", ".join(f"{kind}: {n}" for kind, n in self.flagged.items()) or "none drawn"
@@ -141,6 +154,11 @@ class _Tally:
         key = max(self.counts, key=lambda k: (self.counts[k], -list(self.first).index(k)))
         return Vote(winner=self.first[key], counts=dict(self.counts), samples=self.drawn, flagged=dict(self.flagged),
                     consensus=consensus)  # fmt: skip
+
+
+_POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="chrysalis-vote")
+"""Threads for concurrent samples, shared by every vote: starting threads per vote cost ~1 ms a sample.
+A sampler that itself votes waits on this pool too; 32 threads leave room for that nesting."""
 
 
 def _identity(answer: Any) -> Hashable:
@@ -180,9 +198,8 @@ def _serial(sample: Callable[[int], Any], tally: _Tally, indices: Iterator[int],
 
 def _threaded(sample: Callable[[int], Any], tally: _Tally, indices: Iterator[int], deadline: float | None) -> Vote:
     config = tally.config
-    pool = ThreadPoolExecutor(max_workers=config.n, thread_name_prefix="chrysalis-vote")
-    try:  # not ``with``: its exit would wait for a slow sample past the timeout
-        pending: set[Future[Any]] = {pool.submit(sample, next(indices)) for _ in range(min(config.n, config.limit))}
+    pending: set[Future[Any]] = {_POOL.submit(sample, next(indices)) for _ in range(min(config.n, config.limit))}
+    try:
         while pending:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
@@ -194,11 +211,12 @@ def _threaded(sample: Callable[[int], Any], tally: _Tally, indices: Iterator[int
                     tally.add(future.result())
             if not done or tally.decided():  # the timeout passed, or the vote is decided
                 return tally.result(consensus=bool(done))
-            while len(pending) < config.n and tally.drawn + len(pending) < config.limit:
-                pending.add(pool.submit(sample, next(indices)))
+            for _ in range(tally.wanted(len(pending))):
+                pending.add(_POOL.submit(sample, next(indices)))
         return tally.result(consensus=tally.decided())
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        for future in pending:  # not started yet: never started; running: left to finish, its answer unused
+            future.cancel()
 
 
 async def vote_async(
@@ -236,7 +254,7 @@ async def vote_async(
                     tally.add(task.result())
             if tally.decided():
                 return tally.result(consensus=True)
-            while len(pending) < config.n and tally.drawn + len(pending) < config.limit:
+            for _ in range(tally.wanted(len(pending))):
                 pending.add(start())
         return tally.result(consensus=tally.decided())
     finally:

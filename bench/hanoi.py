@@ -1,0 +1,281 @@
+"""Towers of Hanoi, one move per model call, with voting and red flags: a MAKER (arXiv 2511.09030) reproduction.
+
+MAKER solved 20 disks (1,048,575 moves) with zero errors by asking for one move per call, given only
+the current state and the previous move, in a strict format; by voting on each move with
+first-to-ahead-by-k; and by discarding replies that are too long or break the format (red flags).
+Its cost grows as s·ln s: k grows with ln s. This benchmark runs that loop through ``chrysalis.vote``.
+
+Part (a), **simulated model**: a sampler that answers the right move with probability ``1 - p``, and
+otherwise errs: a share ``--flaggable`` of its errors are malformed or rambling (red-flaggable), the
+rest are legal-looking wrong moves (the other legal moves, at random; only voting can catch these).
+Each step's vote really goes through ``vote()`` with the red flags, so this also measures our
+machinery. For each disk count the table gives the k MAKER's formula asks for (task success >= 0.95),
+the samples per step measured against the prediction for that k, the errors (any wrong move executed
+ruins the run), and CPU time. MAKER's prediction: with per-sample correctness p' among counted
+samples, a first-to-ahead-by-k vote takes about k / (2p' - 1) counted samples (the exact gambler's-ruin
+duration is reported too), plus the red-flagged ones redrawn.
+
+Part (b), **a real model** (``--model local:qwen2.5-coder-0.5b``): the same loop with the model's
+replies as samples. It is a hook for the fast sampling path (``chrysalis.llm.sampling``); see
+``ModelSampler`` below.
+
+    python bench/hanoi.py [--disks 10-20] [--error-rate 0.01] [--flaggable 0.5] [--target 0.95] [--seed 1]
+
+Writes ``bench/results/hanoi.json``: ``rows`` (per disk count: ``disks``, ``steps``, ``k``,
+``samples_per_step``, ``predicted_samples_per_step``, ``exact_samples_per_step``, ``ratio_to_prediction``,
+``flagged_per_step``, ``errors``, ``solved``, ``cpu_s``, ``us_per_sample``) and the settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from chrysalis.voting import VotingConfig, red_flags, vote
+
+RESULTS = Path(__file__).parent / "results" / "hanoi.json"
+State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""Three pegs, each a tuple of disks from the bottom up (disk 1 is the smallest)."""
+Move = tuple[int, int, int]
+"""(disk, from peg, to peg), MAKER's ``move = [disk, from, to]``."""
+MAX_REPLY_CHARS = 60
+"""The length cap: a reply longer than this is red-flagged (MAKER capped replies at ~750 tokens)."""
+_MOVE = re.compile(r"^move = \[(\d+), ([012]), ([012])\]$")
+
+
+# -- the domain ----------------------------------------------------------------------------------
+
+
+def start_state(disks: int) -> State:
+    return (tuple(range(disks, 0, -1)), (), ())
+
+
+def apply(state: State, move: Move) -> State:
+    """The state after ``move``; raises ValueError for an illegal move."""
+    disk, src, dst = move
+    pegs = [list(p) for p in state]
+    if not pegs[src] or pegs[src][-1] != disk or (pegs[dst] and pegs[dst][-1] < disk):
+        raise ValueError(f"illegal move {move} in {state}")
+    pegs[dst].append(pegs[src].pop())
+    return (tuple(pegs[0]), tuple(pegs[1]), tuple(pegs[2]))
+
+
+def legal_moves(state: State) -> list[Move]:
+    moves = []
+    for src in range(3):
+        if state[src]:
+            disk = state[src][-1]
+            moves += [(disk, src, dst) for dst in range(3) if dst != src and (not state[dst] or state[dst][-1] > disk)]
+    return moves
+
+
+def next_move(state: State, previous: Move | None, disks: int) -> Move:
+    """The optimal move from ``state`` given only the previous move (MAKER's per-step rule).
+
+    The smallest disk moves on every other step, always the same way round (0 -> 2 -> 1 for an odd
+    number of disks, 0 -> 1 -> 2 for an even one); on the steps between, the one legal move that does
+    not touch the smallest disk.
+    """
+    if previous is None or previous[0] != 1:
+        src = next(i for i in range(3) if state[i] and state[i][-1] == 1)
+        return (1, src, (src + (2 if disks % 2 else 1)) % 3)
+    return next(m for m in legal_moves(state) if m[0] != 1)
+
+
+def render_move(move: Move) -> str:
+    return f"move = [{move[0]}, {move[1]}, {move[2]}]"
+
+
+def parse_move(text: str) -> Move | None:
+    """The move in a reply in the strict format ``move = [disk, from, to]``, or None."""
+    found = _MOVE.match(text.strip())
+    return (int(found[1]), int(found[2]), int(found[3])) if found else None
+
+
+def step_prompt(state: State, previous: Move | None) -> str:
+    """What a model sees for one step: the rules, the state and the previous move, nothing else."""
+    return (
+        "Towers of Hanoi: move all disks from peg 0 to peg 2. Disk 1 is the smallest; never put a larger disk "
+        "on a smaller one. Rule: the smallest disk moves every other step, always in the same direction; on the "
+        "other steps make the only legal move that does not move disk 1.\n"
+        f"Pegs (bottom to top): 0: {list(state[0])}, 1: {list(state[1])}, 2: {list(state[2])}\n"
+        f"Previous move: {render_move(previous) if previous else 'none'}\n"
+        "Reply with exactly one line: move = [disk, from, to]"
+    )
+
+
+HANOI_FLAGS = red_flags.any_of(red_flags.too_long(MAX_REPLY_CHARS), red_flags.bad_format(parse_move))
+"""MAKER's red flags for this task: too long, or not the strict format."""
+
+
+class StepSampler(Protocol):
+    """What answers one step: ``sampler(state, previous)`` gives a ``sample(i)`` for voter ``i``."""
+
+    def __call__(self, state: State, previous: Move | None) -> Callable[[int], str]: ...
+
+
+# -- part (a): a simulated model -----------------------------------------------------------------
+
+
+@dataclass
+class SimulatedModel:
+    """Right with probability ``1 - error_rate``; a share ``flaggable`` of its errors are red-flaggable."""
+
+    disks: int
+    error_rate: float
+    flaggable: float
+    rng: random.Random
+
+    def __call__(self, state: State, previous: Move | None) -> Callable[[int], str]:
+        right = next_move(state, previous, self.disks)
+        wrong = [m for m in legal_moves(state) if m != right]
+        rng, error_rate, flaggable = self.rng, self.error_rate, self.flaggable
+
+        def sample(_i: int) -> str:
+            if rng.random() >= error_rate:
+                return render_move(right)
+            if rng.random() < flaggable:  # a rambling or malformed reply: the red flags catch it
+                return "I think the move is probably disk 1 to peg 2, but let me reconsider the state carefully."
+            return render_move(rng.choice(wrong))
+
+        return sample
+
+
+@dataclass
+class Outcome:
+    steps: int
+    samples: int
+    flagged: int
+    errors: int
+    cpu_s: float
+
+
+def solve(disks: int, sampler: StepSampler, config: VotingConfig, *, stop_at_error: bool = False) -> Outcome:
+    """Play the whole game, one voted move per step; a wrong move executed counts as an error."""
+    state, previous = start_state(disks), None
+    samples = flagged = errors = 0
+    steps = 2**disks - 1
+    started = time.process_time()
+    for _ in range(steps):
+        result = vote(sampler(state, previous), config, normalize=parse_move, red_flag=HANOI_FLAGS)
+        samples += result.samples
+        flagged += sum(result.flagged.values())
+        move = parse_move(result.winner)
+        assert move is not None  # red flags keep malformed replies out of the count
+        if move != next_move(state, previous, disks):
+            errors += 1
+            if stop_at_error:
+                break
+        try:
+            state = apply(state, move)
+        except ValueError:
+            break
+        previous = move
+    solved = errors == 0 and state == ((), (), tuple(range(disks, 0, -1)))
+    return Outcome(steps=steps, samples=samples, flagged=flagged, errors=errors if solved or errors else 1,
+                   cpu_s=time.process_time() - started)  # fmt: skip
+
+
+# -- MAKER's arithmetic --------------------------------------------------------------------------
+
+
+def k_min(steps: int, p: float, target: float) -> int:
+    """The smallest k with (1 / (1 + ((1-p)/p)^k))^steps >= target (MAKER's bound, one rival answer)."""
+    per_step = target ** (-1 / steps) - 1
+    return max(1, math.ceil(math.log(per_step) / math.log((1 - p) / p)))
+
+
+def predicted_samples(k: int, p: float) -> float:
+    """MAKER's estimate of counted samples per step: k / (2p - 1)."""
+    return k / (2 * p - 1)
+
+
+def exact_samples(k: int, p: float) -> float:
+    """The expected duration of a first-to-ahead-by-k race (gambler's ruin between -k and +k, one rival)."""
+    q = 1 - p
+    r = q / p
+    return k / (p - q) - (2 * k / (p - q)) * (1 - r**k) / (1 - r ** (2 * k))
+
+
+# -- the benchmark -------------------------------------------------------------------------------
+
+
+def run_simulated(
+    disk_counts: list[int], error_rate: float, flaggable: float, target: float, seed: int
+) -> list[dict[str, Any]]:
+    counted_right = (1 - error_rate) / (1 - error_rate * flaggable)  # p' among samples that are counted
+    flag_rate = error_rate * flaggable
+    rows = []
+    for disks in disk_counts:
+        steps = 2**disks - 1
+        k = k_min(steps, counted_right, target)
+        model = SimulatedModel(disks, error_rate, flaggable, random.Random(seed + disks))
+        outcome = solve(disks, model, VotingConfig(n=1, k=k, max_samples=50 * k))
+        predicted = predicted_samples(k, counted_right) / (1 - flag_rate)  # drawn, red-flagged included
+        exact = exact_samples(k, counted_right) / (1 - flag_rate)
+        per_step = outcome.samples / outcome.steps
+        rows.append({
+            "disks": disks, "steps": steps, "k": k, "samples_per_step": round(per_step, 4),
+            "predicted_samples_per_step": round(predicted, 4), "exact_samples_per_step": round(exact, 4),
+            "ratio_to_prediction": round(per_step / predicted, 4),
+            "flagged_per_step": round(outcome.flagged / steps, 4),
+            "errors": outcome.errors, "solved": outcome.errors == 0, "cpu_s": round(outcome.cpu_s, 2),
+            "us_per_sample": round(outcome.cpu_s / outcome.samples * 1e6, 2),
+        })  # fmt: skip
+        print_row(rows[-1])
+    return rows
+
+
+def print_row(row: dict[str, Any]) -> None:
+    print(f"{row['disks']:>5} {row['steps']:>9} {row['k']:>2} {row['samples_per_step']:>8.3f} "
+          f"{row['predicted_samples_per_step']:>9.3f} {row['ratio_to_prediction']:>6.3f} {row['errors']:>6} "
+          f"{row['cpu_s'] / 60:>7.2f} {row['us_per_sample']:>7.2f}", flush=True)  # fmt: skip
+
+
+def disk_range(text: str) -> list[int]:
+    low, _, high = text.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--disks", default="10-20", help="a disk count or a range such as 10-20")
+    parser.add_argument("--error-rate", type=float, default=0.01, help="the simulated model's per-sample error rate")
+    parser.add_argument("--flaggable", type=float, default=0.5, help="the share of its errors red flags can catch")
+    parser.add_argument("--target", type=float, default=0.95, help="the task success probability k is chosen for")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--model", default=None, help="part (b): a real model, e.g. local:qwen2.5-coder-0.5b")
+    args = parser.parse_args(argv)
+    if args.model is not None:
+        print("part (b), a real model, needs the fast sampling path (chrysalis.llm.sampling); not built yet",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    print(f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
+          f"k for task success >= {args.target}")  # fmt: skip
+    print(f"{'disks':>5} {'steps':>9} {'k':>2} {'samples':>8} {'predicted':>9} {'ratio':>6} {'errors':>6} "
+          f"{'cpu_min':>7} {'us/smp':>7}")  # fmt: skip
+    rows = run_simulated(disk_range(args.disks), args.error_rate, args.flaggable, args.target, args.seed)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "benchmark": "hanoi", "part": "a (simulated model)", "error_rate": args.error_rate,
+        "flaggable": args.flaggable, "target_success": args.target, "seed": args.seed,
+        "voting": "first-to-ahead-by-k, n=1, red flags: too long, bad format",
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0], "rows": rows,
+    }, indent=2) + "\n")  # fmt: skip
+    print(f"wrote {RESULTS}")
+    return 0 if all(row["solved"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
