@@ -88,7 +88,7 @@ def test_a_sub_agents_events_show_nested_under_the_parent() -> None:
             output_tokens=1,
             cost_usd=0.0,
             duration_ms=1.0,
-        ),  # fmt: skip
+        ),
         final("Merged."),
     )
     nested = [line for line in shown.splitlines() if line.startswith("  ┆ sub 1 ")]
