@@ -204,7 +204,7 @@ def exact_samples(k: int, p: float) -> float:
     """The expected duration of a first-to-ahead-by-k race (gambler's ruin between -k and +k, one rival)."""
     q = 1 - p
     r = q / p
-    return k / (p - q) - (2 * k / (p - q)) * (1 - r**k) / (1 - r ** (2 * k))
+    return k / (q - p) - (2 * k / (q - p)) * (1 - r**k) / (1 - r ** (2 * k))
 
 
 # -- the benchmark -------------------------------------------------------------------------------
