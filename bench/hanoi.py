@@ -186,6 +186,95 @@ def solve(disks: int, sampler: StepSampler, config: VotingConfig, *, stop_at_err
                    cpu_s=time.process_time() - started)  # fmt: skip
 
 
+# -- part (b): a real model through the fast sampling path ---------------------------------------
+
+MODEL_RESULTS = Path(__file__).parent / "results" / "hanoi_model.json"
+
+
+def run_model(model: str, disk_counts: list[int], k: int, seed: int) -> int:
+    """Per disk count: greedy accuracy along the optimal path, then a whole game with voting (stops at an error)."""
+    import asyncio
+
+    from chrysalis.config import load_settings
+    from chrysalis.llm.sampling import Sampler
+
+    sampler = Sampler.for_model(model, load_settings({}), max_tokens=16)
+    print(f"{model}: greedy accuracy per step, then a voted game (first-to-ahead-by-{k}, red flags)")
+    print(f"{'disks':>5} {'steps':>6} {'greedy':>7} {'solved':>6} {'done':>6} {'smp/step':>8} {'s/step':>7} "
+          f"{'tok/step':>8} {'cached':>7}")  # fmt: skip
+    rows = [asyncio.run(_model_row(sampler, disks, k)) for disks in disk_counts]
+    seconds_per_step = sum(r["seconds"] for r in rows) / max(1, sum(r["steps_played"] for r in rows))
+    within_hour = [r["disks"] for r in rows if r["solved"] and (2 ** r["disks"] - 1) * r["seconds_per_step"] <= 3600]
+    MODEL_RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    MODEL_RESULTS.write_text(json.dumps({
+        "benchmark": "hanoi", "part": "b (a real model)", "model": model, "k": k, "max_tokens": 16,
+        "largest_solved_within_an_hour": max(within_hour, default=None),
+        "seconds_per_step_overall": round(seconds_per_step, 3),
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0], "rows": rows,
+    }, indent=2) + "\n")  # fmt: skip
+    print(f"wrote {MODEL_RESULTS}")
+    return 0
+
+
+async def _model_row(sampler: Any, disks: int, k: int) -> dict[str, Any]:
+    from chrysalis.llm.backend import ChatMessage
+    from chrysalis.voting import VoteError, vote_async
+
+    steps = 2**disks - 1
+
+    def messages(state: State, previous: Move | None) -> list[ChatMessage]:
+        return [ChatMessage("user", step_prompt(state, previous))]
+
+    state, previous, right = start_state(disks), None, 0
+    for _ in range(steps):  # greedy, one sample, along the optimal path (the oracle moves on)
+        move = next_move(state, previous, disks)
+        reply = await sampler.sample(messages(state, previous), 0)
+        right += parse_move(reply.text) == move
+        state, previous = apply(state, move), move
+    state, previous = start_state(disks), None
+    played = samples = tokens = cached = 0
+    started = time.perf_counter()
+    config = VotingConfig(n=1, k=k, max_samples=6 * k)
+    solved = True
+    for _ in range(steps):
+        drawn: list[Any] = []
+        voter = _recording_voter(sampler, messages(state, previous), drawn)
+        try:
+            result = await vote_async(voter, config, normalize=parse_move, red_flag=HANOI_FLAGS)
+            voted = parse_move(result.winner)
+        except VoteError:
+            voted = None
+        played += 1
+        samples += len(drawn)
+        tokens += sum(c.input_tokens - c.cached_tokens + c.output_tokens for c in drawn)
+        cached += sum(c.cached_tokens for c in drawn)
+        if voted is None or voted != next_move(state, previous, disks):
+            solved = False
+            break
+        state, previous = apply(state, voted), voted
+    seconds = time.perf_counter() - started
+    row = {"disks": disks, "steps": steps, "greedy_accuracy": round(right / steps, 4), "solved": solved,
+           "steps_played": played, "samples_per_step": round(samples / played, 3), "seconds": round(seconds, 1),
+           "seconds_per_step": round(seconds / played, 3), "tokens_per_step": round(tokens / played, 1),
+           "cached_tokens_per_step": round(cached / played, 1)}  # fmt: skip
+    print(f"{disks:>5} {steps:>6} {row['greedy_accuracy']:>7.3f} {solved!s:>6} {played:>6} "
+          f"{row['samples_per_step']:>8} {row['seconds_per_step']:>7} {row['tokens_per_step']:>8} "
+          f"{row['cached_tokens_per_step']:>7}", flush=True)  # fmt: skip
+    return row
+
+
+def _recording_voter(sampler: Any, messages: list[Any], drawn: list[Any]) -> Callable[[int], Any]:
+    """The vote's sampler for one step; each completion is kept in ``drawn`` (for tokens and the cache)."""
+
+    async def sample(i: int) -> str:
+        completion = await sampler.sample(messages, i)
+        drawn.append(completion)
+        return str(completion.text)
+
+    return sample
+
+
 # -- MAKER's arithmetic --------------------------------------------------------------------------
 
 
@@ -255,11 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.95, help="the task success probability k is chosen for")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=None, help="part (b): a real model, e.g. local:qwen2.5-coder-0.5b")
+    parser.add_argument("--k", type=int, default=2, help="part (b): the vote's k (first-to-ahead-by-k)")
     args = parser.parse_args(argv)
     if args.model is not None:
-        print("part (b), a real model, needs the fast sampling path (chrysalis.llm.sampling); not built yet",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        return run_model(args.model, disk_range(args.disks), args.k, args.seed)
     print(f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
           f"k for task success >= {args.target}")  # fmt: skip
     print(f"{'disks':>5} {'steps':>9} {'k':>2} {'samples':>8} {'predicted':>9} {'ratio':>6} {'errors':>6} "

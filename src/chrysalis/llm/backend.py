@@ -32,6 +32,8 @@ class Completion:
     input_tokens: int
     output_tokens: int
     finish_reason: str = "stop"
+    cached_tokens: int = 0
+    """Prompt tokens not evaluated again: the embedded model's KV cache already held them."""
 
 
 class ChatBackend(Protocol):
@@ -55,6 +57,10 @@ class ChatBackend(Protocol):
         max_tokens: int = 1024,
         temperature: float = 0.0,
         on_text: Callable[[str], None] | None = None,
+        seed: int | None = None,
     ) -> Completion:
-        """Produce the next assistant message; ``on_text`` receives streamed pieces as they come."""
+        """Produce the next assistant message; ``on_text`` receives streamed pieces as they come.
+
+        ``seed`` fixes the sampling at a temperature above 0 (voters draw with different seeds).
+        """
         ...

@@ -113,6 +113,7 @@ class OpenAICompatBackend:
         max_tokens: int = 1024,
         temperature: float = 0.0,
         on_text: Callable[[str], None] | None = None,
+        seed: int | None = None,
     ) -> Completion:
         """Ask the server for the next assistant message; stream it to ``on_text`` when given."""
         body: dict[str, Any] = {
@@ -121,6 +122,8 @@ class OpenAICompatBackend:
             "max_tokens": max_tokens,
             "temperature": temperature,
         }
+        if seed is not None:
+            body["seed"] = seed
         if json_schema is not None and self._json_schema:
             body["response_format"] = {
                 "type": "json_schema",

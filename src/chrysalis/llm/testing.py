@@ -60,6 +60,7 @@ class ScriptedChatBackend:
         max_tokens: int = 1024,
         temperature: float = 0.0,
         on_text: Callable[[str], None] | None = None,
+        seed: int | None = None,
     ) -> Completion:
         """Return the next scripted reply, streaming it to ``on_text`` in two pieces."""
         self.calls.append(list(messages))

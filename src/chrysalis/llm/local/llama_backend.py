@@ -167,6 +167,7 @@ class LlamaCppBackend:
         max_tokens: int = 1024,
         temperature: float = 0.0,
         on_text: Callable[[str], None] | None = None,
+        seed: int | None = None,
     ) -> Completion:
         """Produce the next assistant message, streaming pieces to ``on_text`` on the caller's loop.
 
@@ -179,7 +180,7 @@ class LlamaCppBackend:
         loop = asyncio.get_running_loop()
         emit = None if on_text is None else (lambda piece: loop.call_soon_threadsafe(on_text, piece))
         cancelled = threading.Event()
-        job = _Job(messages, grammar, max_tokens, temperature, emit, cancelled)
+        job = _Job(messages, grammar, max_tokens, temperature, emit, cancelled, seed)
         try:
             return await asyncio.to_thread(self._run, job)
         except asyncio.CancelledError:
@@ -192,12 +193,15 @@ class LlamaCppBackend:
             prompt, stop = self._render(job.messages)
             if len(prompt) + job.max_tokens > self._n_ctx:
                 raise ContextOverflowError(self._name, len(prompt), job.max_tokens, self._n_ctx)
+            llama = self._loaded.llama
+            cached = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), prompt)
             try:
                 text, finish = self._generate(job, prompt, stop)
                 output_tokens = len(self._loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
             except Exception as exc:
                 raise ModelError(f"local:{self._name} failed while generating: {exc}") from exc
-        return Completion(text=text, input_tokens=len(prompt), output_tokens=output_tokens, finish_reason=finish)
+        return Completion(text=text, input_tokens=len(prompt), output_tokens=output_tokens, finish_reason=finish,
+                          cached_tokens=cached)  # fmt: skip
 
     def _generate(self, job: _Job, prompt: list[int], stop: list[str]) -> tuple[str, str]:
         """Stream a completion of ``prompt``; llama-cpp-python reuses the KV cache's common prefix."""
@@ -209,6 +213,7 @@ class LlamaCppBackend:
             stop=stop,
             grammar=job.grammar,
             stream=True,
+            seed=job.seed,
         )
         pieces: list[str] = []
         finish = "stop"
@@ -246,6 +251,7 @@ class _Job:
     temperature: float
     emit: Callable[[str], object] | None
     cancelled: threading.Event
+    seed: int | None = None
 
 
 def _llama_cpp() -> Any:

@@ -1,0 +1,94 @@
+"""The fast sampling path: one completion straight from a backend, for voting (no agent loop in between).
+
+An agent step costs about 20 ms of framework time (history, validation, events, tools); a vote draws
+several samples per step, so its samples go straight to a ``ChatBackend``: in process on llama.cpp,
+or one HTTP request to an OpenAI-compatible server. On the embedded model every sample of one prompt
+after the first reuses the KV cache of the whole prompt (the backend evaluates only the tokens after
+the longest common prefix; ``Completion.cached_tokens`` says how many were reused), so a sample
+costs only its own output tokens. Samples on the embedded model run one at a time (one ``Llama``,
+one lock); over HTTP they run concurrently.
+
+Voter ``i`` is decorrelated by its index: voter 0 decodes greedily, the others at a temperature that
+grows with ``i`` (``Decorrelation``) and with seed ``i``, so a vote is reproducible.
+
+    sampler = Sampler.for_model("local:qwen2.5-coder-0.5b", settings, max_tokens=16)
+    result = await vote_async(sampler.voter(messages), VotingConfig.level("high"), normalize=parse)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from chrysalis.config import Settings
+from chrysalis.errors import UsageError
+from chrysalis.llm.backend import ChatBackend, ChatMessage, Completion
+from chrysalis.llm.names import ModelName
+
+__all__ = ["Decorrelation", "Sampler"]
+
+
+@dataclass(frozen=True)
+class Decorrelation:
+    """How voter ``i`` samples: greedy for voter 0, then ``first`` rising by ``step`` up to ``most``."""
+
+    first: float = 0.4
+    step: float = 0.1
+    most: float = 1.0
+
+    def temperature(self, i: int) -> float:
+        """Voter ``i``'s temperature."""
+        return 0.0 if i == 0 else min(self.most, self.first + self.step * (i - 1))
+
+
+@dataclass
+class Sampler:
+    """Draws completions of one model for voters, with a cap on each reply's length."""
+
+    backend: ChatBackend
+    max_tokens: int = 64
+    """A reply longer than this is cut (``finish_reason == "length"``): the ``too_long`` red flag's job."""
+    json_schema: dict[str, Any] | None = None
+    """Constrain every sample to this schema (where the backend can: the embedded model always can)."""
+    decorrelation: Decorrelation = Decorrelation()
+
+    @classmethod
+    def for_model(cls, model: str, settings: Settings, **options: Any) -> Sampler:
+        """A sampler on the raw backend of ``model``: ``local:...`` in process, or an OpenAI-compatible server.
+
+        Raises:
+            UsageError: the provider has no raw chat backend here (use an OpenAI-compatible URL).
+        """
+        name = ModelName.parse(model, base_url=settings.base_url)
+        if name.provider == "local":
+            module = importlib.import_module("chrysalis.llm.local.llama_backend")
+            backend = cast(ChatBackend, module.LlamaCppBackend.load(name.name, settings.home))
+        elif name.provider in ("openai-compatible", "ollama") and (settings.base_url or name.provider == "ollama"):
+            from chrysalis.llm.openai_compat import OpenAICompatBackend
+            from chrysalis.llm.providers import DEFAULT_OLLAMA_URL
+
+            url = settings.base_url or DEFAULT_OLLAMA_URL
+            backend = OpenAICompatBackend(name.name, url)
+        else:
+            raise UsageError(
+                f"{model!r} has no fast sampling path: use an embedded model (local:...) or an OpenAI-compatible "
+                "server (--base-url URL with the model's name there)."
+            )
+        return cls(backend, **options)
+
+    async def sample(self, messages: list[ChatMessage], i: int) -> Completion:
+        """Voter ``i``'s completion of ``messages``."""
+        schema = self.json_schema if self.backend.supports_json_schema else None
+        return await self.backend.complete(messages, json_schema=schema, max_tokens=self.max_tokens,
+                                           temperature=self.decorrelation.temperature(i), seed=i)  # fmt: skip
+
+    def voter(self, messages: list[ChatMessage]) -> Callable[[int], Awaitable[str]]:
+        """The ``sample(i)`` that ``vote_async`` takes: voter ``i``'s reply text to ``messages``."""
+
+        async def sample(i: int) -> str:
+            completion = await self.sample(messages, i)
+            return completion.text
+
+        return sample
