@@ -212,3 +212,17 @@ def test_a_model_that_writes_back_a_redacted_env_keeps_the_secret(leaky: Path) -
     refusal = script.tool_returns()[1]
     assert refusal["ok"] is False and "[REDACTED:openai-key]" in refusal["error"]
     assert (leaky / ".env").read_text() == ENV
+
+
+def test_the_final_checks_output_reaches_the_model_redacted(workspace: Path) -> None:
+    """A failing test that prints a key: the check's output goes back to the model, without the key."""
+    key = "sk-proj-" + "Zq4Rt7Yu1Io3Pa5Sd8Fg2Hj6Kl9Xc0Vb"
+    (workspace / "tests" / "test_calc.py").write_text(f"def test_key():\n    print({key!r})\n    assert False\n")
+    script = Script([tool("write_file", path="notes.txt", content="x\n"), final("done")])
+    settings = load_settings({"workspace": workspace, "level": 3, "yes": True, "priority": "cheap"})
+    session = AgentSession(settings, model=script.model())
+    asyncio.run(session.run("make the tests pass"))
+    session.close()
+    sent = "\n".join(repr(message) for message in script.seen[-1])
+    assert "Not done: Chrysalis ran the tests" in sent
+    assert key not in sent and "[REDACTED:openai-key]" in sent

@@ -26,6 +26,7 @@ from chrysalis.agent.events import Check, Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
+from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
@@ -101,7 +102,7 @@ class FinalCheck:
         if self.verdict.verified is not False or not self.verdict.ran or self.failures >= self._max_failures:
             return None
         self.failures += 1
-        tail = self.verdict.report[-_MODEL_TAIL_CHARS:]
+        tail = current_redactor().text(self.verdict.report[-_MODEL_TAIL_CHARS:])  # test output, like any tool output
         return (
             f"Not done: Chrysalis ran the tests after your answer and they fail ({self.verdict.problem}).\n{tail}\n"
             "Fix the code (not the tests), then answer again."
