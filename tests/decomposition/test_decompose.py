@@ -150,7 +150,7 @@ def test_each_split_is_voted_at_the_prioritys_level(workspace: Path) -> None:
     """best votes (3, 2): the greedy voter splits, the other two say atomic, so the task runs whole."""
     world = World({"root": [split("x", "y"), ATOMIC, ATOMIC, ATOMIC]})
     result, events = decompose(workspace, world, "root", priority="best")
-    assert world.temperatures[0] == 0.0 and len(set(world.temperatures)) > 1
+    assert 0.0 in world.temperatures and len(set(world.temperatures)) > 1  # voters run concurrently: any order
     assert [leaf.task for leaf in result.tree.leaves()] == ["root"]
     assert "vote of" in details(events, "root")
 
