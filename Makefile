@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
-.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile bench-sandbox clean
+.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile bench-sandbox bench-voting bench-redact clean
 
 # Slow steps run through scripts/setup_step.py: it prints what the step does, keeps pip's output in a
 # log under .venv/, and says how long the step has been running until it is done (or shows the log's tail).
@@ -85,6 +85,17 @@ bench-overhead: setup-dev
 # Each sandbox's cost per command (system bwrap, bundled bwrap, Landlock) beside the same command unconfined.
 bench-sandbox: setup-dev
 	$(BIN)/python bench/sandbox.py --repeats 21
+
+# Voting: the machinery per sample beside an agent step; MAKER's Towers of Hanoi on a simulated model (10-20 disks,
+# about 2 CPU minutes), then on the embedded models (free text and decoding constrained to the move).
+bench-voting: weights-small
+	$(BIN)/python bench/voting.py
+	$(BIN)/python bench/hanoi.py --disks 10-20
+	$(BIN)/python bench/hanoi.py --model local:qwen2.5-coder-0.5b --disks 1-6 --constrained
+
+# Secret redaction's throughput on 1 MB of tool output, beside a plain str.replace.
+bench-redact: setup-dev
+	$(BIN)/python bench/redact.py
 
 # compile vs zero-shot vs DSPy's optimizers on the embedded 0.5B model (about an hour on 2 cores; DSPy in its own venv).
 bench-compile: weights-small

@@ -103,13 +103,22 @@ def parse_move(text: str) -> Move | None:
 
 
 def step_prompt(state: State, previous: Move | None) -> str:
-    """What a model sees for one step: the rules, the state and the previous move, nothing else."""
+    """What a model sees for one step: the rules, the strategy worked through as steps, the state, the previous move.
+
+    As in MAKER, the prompt gives the strategy; the model has to apply it to this state. Small models
+    follow a checklist far better than a rule in prose, so the strategy is written as one.
+    """
+    disks = sum(len(peg) for peg in state)
+    shift = 2 if disks % 2 else 1
     return (
-        "Towers of Hanoi: move all disks from peg 0 to peg 2. Disk 1 is the smallest; never put a larger disk "
-        "on a smaller one. Rule: the smallest disk moves every other step, always in the same direction; on the "
-        "other steps make the only legal move that does not move disk 1.\n"
+        f"Towers of Hanoi, {disks} disks, from peg 0 to peg 2. Never put a disk on a smaller one.\n"
         f"Pegs (bottom to top): 0: {list(state[0])}, 1: {list(state[1])}, 2: {list(state[2])}\n"
         f"Previous move: {render_move(previous) if previous else 'none'}\n"
+        "Decide the next move:\n"
+        "A. If the previous move is none, or its disk is not 1: disk 1 moves from its peg P to peg "
+        f"(P + {shift}) mod 3.\n"
+        "B. If the previous move's disk is 1: disk 1 stays. Look at the two other pegs; move the smaller of their "
+        "top disks onto the other one (an empty peg takes any disk).\n"
         "Reply with exactly one line: move = [disk, from, to]"
     )
 
@@ -191,29 +200,60 @@ def solve(disks: int, sampler: StepSampler, config: VotingConfig, *, stop_at_err
 MODEL_RESULTS = Path(__file__).parent / "results" / "hanoi_model.json"
 
 
-def run_model(model: str, disk_counts: list[int], k: int, seed: int) -> int:
+MOVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"move": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 30},
+                            "minItems": 3, "maxItems": 3}},
+    "required": ["move"],
+}  # fmt: skip
+"""With ``--constrained``: decoding follows this schema, so every reply is a well-formed move (as JSON)."""
+
+
+class _AsMoveLine:
+    """A sampler whose JSON replies (``{"move": [d, f, t]}``) are turned into the strict line format."""
+
+    def __init__(self, sampler: Any) -> None:
+        self._sampler = sampler
+
+    async def sample(self, messages: list[Any], i: int) -> Any:
+        import dataclasses
+
+        completion = await self._sampler.sample(messages, i)
+        try:
+            move = json.loads(completion.text)["move"]
+            text = render_move((int(move[0]), int(move[1]), int(move[2])))
+        except (ValueError, KeyError, TypeError, IndexError):
+            text = completion.text
+        return dataclasses.replace(completion, text=text)
+
+
+def run_model(model: str, disk_counts: list[int], k: int, seed: int, *, constrained: bool = False) -> int:
     """Per disk count: greedy accuracy along the optimal path, then a whole game with voting (stops at an error)."""
     import asyncio
 
     from chrysalis.config import load_settings
     from chrysalis.llm.sampling import Sampler
 
-    sampler = Sampler.for_model(model, load_settings({}), max_tokens=16)
-    print(f"{model}: greedy accuracy per step, then a voted game (first-to-ahead-by-{k}, red flags)")
+    raw = Sampler.for_model(model, load_settings({}), max_tokens=24 if constrained else 16,
+                            json_schema=MOVE_SCHEMA if constrained else None)  # fmt: skip
+    sampler: Any = _AsMoveLine(raw) if constrained else raw
+    how = "decoding constrained to the move's JSON schema" if constrained else "free text"
+    print(f"{model} ({how}): greedy accuracy per step, then a voted game (first-to-ahead-by-{k}, red flags)")
     print(f"{'disks':>5} {'steps':>6} {'greedy':>7} {'solved':>6} {'done':>6} {'smp/step':>8} {'s/step':>7} "
           f"{'tok/step':>8} {'cached':>7}")  # fmt: skip
     rows = [asyncio.run(_model_row(sampler, disks, k)) for disks in disk_counts]
     seconds_per_step = sum(r["seconds"] for r in rows) / max(1, sum(r["steps_played"] for r in rows))
     within_hour = [r["disks"] for r in rows if r["solved"] and (2 ** r["disks"] - 1) * r["seconds_per_step"] <= 3600]
     MODEL_RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    MODEL_RESULTS.write_text(json.dumps({
-        "benchmark": "hanoi", "part": "b (a real model)", "model": model, "k": k, "max_tokens": 16,
+    out = MODEL_RESULTS.with_name(f"hanoi_model_{model.split(':')[-1]}{'_constrained' if constrained else ''}.json")
+    out.write_text(json.dumps({
+        "benchmark": "hanoi", "part": "b (a real model)", "model": model, "k": k, "constrained": constrained,
         "largest_solved_within_an_hour": max(within_hour, default=None),
         "seconds_per_step_overall": round(seconds_per_step, 3),
         "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0], "rows": rows,
     }, indent=2) + "\n")  # fmt: skip
-    print(f"wrote {MODEL_RESULTS}")
+    print(f"wrote {out}")
     return 0
 
 
@@ -345,9 +385,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=None, help="part (b): a real model, e.g. local:qwen2.5-coder-0.5b")
     parser.add_argument("--k", type=int, default=2, help="part (b): the vote's k (first-to-ahead-by-k)")
+    parser.add_argument("--constrained", action="store_true", help="part (b): decode under the move's JSON schema")
     args = parser.parse_args(argv)
     if args.model is not None:
-        return run_model(args.model, disk_range(args.disks), args.k, args.seed)
+        return run_model(args.model, disk_range(args.disks), args.k, args.seed, constrained=args.constrained)
     print(f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
           f"k for task success >= {args.target}")  # fmt: skip
     print(f"{'disks':>5} {'steps':>9} {'k':>2} {'samples':>8} {'predicted':>9} {'ratio':>6} {'errors':>6} "

@@ -123,6 +123,14 @@ class _Tally:
         self.flagged["error"] += 1
         self.last_error = error
 
+    def take(self, finished: Future[Any] | asyncio.Task[Any]) -> None:
+        """Count a finished sample (a thread's future or an asyncio task): its answer, or its failure."""
+        error = finished.exception()
+        if error is not None:
+            self.failed(error)
+        else:
+            self.add(finished.result())
+
     def decided(self) -> bool:
         if not self.counts or self.drawn < min(self.config.n, self.config.limit):  # the first n all count
             return False
@@ -204,11 +212,7 @@ def _threaded(sample: Callable[[int], Any], tally: _Tally, indices: Iterator[int
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
             for future in done:
-                error = future.exception()
-                if error is not None:
-                    tally.failed(error)
-                else:
-                    tally.add(future.result())
+                tally.take(future)
             if not done or tally.decided():  # the timeout passed, or the vote is decided
                 return tally.result(consensus=bool(done))
             for _ in range(tally.wanted(len(pending))):
@@ -247,11 +251,7 @@ async def vote_async(
             if not done:
                 return tally.result(consensus=False)
             for task in done:
-                error = task.exception()
-                if error is not None:
-                    tally.failed(error)
-                else:
-                    tally.add(task.result())
+                tally.take(task)
             if tally.decided():
                 return tally.result(consensus=True)
             for _ in range(tally.wanted(len(pending))):
