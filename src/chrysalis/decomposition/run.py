@@ -132,7 +132,7 @@ class Decomposer:
     # -- planning ----------------------------------------------------------------------------------
 
     async def _plan(self, task: str, replay: Pattern | None) -> tuple[PlanNode, list[str]]:
-        root = PlanNode(task)
+        root = PlanNode(task, profile=leaf_profile(task))
         self._node(root)
         hint = _hint(replay)
         explosions: list[str] = []
