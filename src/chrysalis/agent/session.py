@@ -191,6 +191,7 @@ class AgentSession:
             ConfigError: a ``--budget`` is set for a model with no known price (before anything is sent).
         """
         run_id = uuid.uuid4().hex[:12]
+        self._approvals = asyncio.Lock()  # one per run: a lock stays bound to the event loop it first waited in
         self.last_run_id = run_id
         kind = task_type(task)
         try:
