@@ -35,19 +35,24 @@ def test_every_voting_level_is_one_voting_knows() -> None:
 
 
 @pytest.mark.parametrize(
-    ("priority", "keyword", "voting", "cost_weight"),
+    ("priority", "keyword", "voting", "weights", "refine"),
     [
-        ("cheap", "cheap", "none", 3.0),
-        (None, "best", "medium", 1.0),
-        ("fast cheap", "cheap", "none", 3.0),
-        ("accurate, money is no object", "accurate", "critical", 0.0),
-        ("I need speed", "fast", "none", 1.0),
-        ("explain fully but be cheap", "cheap", "medium", 3.0),
+        ("cheap", "cheap", "none", (3.0, 0.5, 0.0), False),
+        (None, "best", "medium", (1.0, 0.0, 0.5), True),
+        ("fast cheap", "cheap", "none", (3.0, 0.5, 0.0), False),
+        ("accurate, money is no object", "accurate", "critical", (0.0, 0.0, 2.0), True),
+        ("I need speed", "fast", "none", (1.0, 3.0, 0.0), False),
+        ("explain fully but be cheap", "cheap", "medium", (3.0, 0.5, 0.0), False),
     ],
 )
-def test_a_priority_is_read_into_a_plan(priority: str | None, keyword: str, voting: str, cost_weight: float) -> None:
+def test_a_priority_is_read_into_a_plan(
+    priority: str | None, keyword: str, voting: str, weights: tuple[float, float, float], refine: bool
+) -> None:
     plan = plan_for(priority)
-    assert (plan.keyword, plan.voting, plan.cost_weight) == (keyword, voting, cost_weight)
+    assert (plan.keyword, plan.voting, plan.refine) == (keyword, voting, refine)
+    preference = plan.preference()
+    assert (preference.cost, preference.speed, preference.strength) == weights == (
+        plan.cost_weight, plan.speed_weight, plan.strength_weight)  # fmt: skip
     assert plan.reason
 
 
@@ -91,7 +96,7 @@ def test_the_same_task_under_two_priorities_runs_differently(workspace: Path) ->
 
 
 def test_auto_weighs_cost_by_priority(workspace: Path) -> None:
-    """``--model auto`` draws from a cost prior that ``cheap`` strengthens and "money is no object" drops."""
+    """``--model auto``'s prior favours the cheaper model under ``cheap``, the stronger when "money is no object"."""
     alphas = {}
     for priority in ("cheap", "accurate, money is no object"):
         events: list[Event] = []
@@ -106,4 +111,5 @@ def test_auto_weighs_cost_by_priority(workspace: Path) -> None:
         assert start.candidates is not None
         alphas[priority] = [c["alpha"] - c["successes"] for c in start.candidates]  # the prior's part
     assert alphas["cheap"][0] > alphas["cheap"][1]  # the cheaper model gets a head start
-    assert alphas["accurate, money is no object"] == [1.0, 1.0]  # no head start for either
+    no_object = alphas["accurate, money is no object"]
+    assert no_object[0] == 1.0 and no_object[1] > 1.0  # cost counts for nothing: gpt-4o, the stronger, leads

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -11,7 +12,8 @@ import pytest
 
 from chrysalis.config import DEFAULT_MODEL, load_settings
 from chrysalis.errors import ConfigError
-from chrysalis.llm.routing import ModelRouter, auto_candidates, blended_price
+from chrysalis.llm.model_catalog import Catalog
+from chrysalis.llm.routing import ModelRouter, Preference, auto_candidates, blended_price
 from chrysalis.stores import Stores
 
 LOCAL = "local:qwen2.5-coder-1.5b"
@@ -182,3 +184,59 @@ def test_with_a_base_url_bare_names_are_candidates(workspace: Path) -> None:
         }
     )
     assert auto_candidates(settings, environ={}) == ("a-model", "b-model")
+
+
+# -- the catalogue: capabilities, the priority's preference, draft→refine --------------------------------------------
+
+
+def catalog_of(tmp_path: Path, models: dict[str, dict[str, object]]) -> Catalog:
+    (tmp_path / "models.json").write_text(json.dumps({"models": models}))
+    return Catalog.load(tmp_path)
+
+
+def test_a_task_that_needs_code_is_routed_only_among_models_that_can_code(stores: Stores, tmp_path: Path) -> None:
+    catalog = catalog_of(tmp_path, {"openai:chatty": {"capabilities": ["tools"]}})
+    router = ModelRouter(stores.evals, catalog=catalog)
+    choices = {router.choose("fix", ["openai:chatty", MINI], rng=random.Random(s), need={"coding"}).model
+               for s in range(20)}  # fmt: skip
+    assert choices == {MINI}
+    choice = router.choose("fix", ["openai:chatty", MINI], rng=random.Random(0), need={"coding"})
+    assert choice.dropped == ("openai:chatty",) and "left out (no coding): openai:chatty" in choice.explain()
+    # When no candidate has the capability, none is dropped: the run still gets a model.
+    assert router.capable(["openai:chatty"], {"coding"}) == (["openai:chatty"], [])
+
+
+def test_the_priority_moves_the_prior_towards_cheap_fast_or_strong_models(stores: Stores) -> None:
+    candidates = [LOCAL, MINI, "openai:gpt-4.1"]
+
+    def fitness(preference: Preference) -> list[float]:
+        return [
+            round(p.fitness, 3) for p in ModelRouter(stores.evals, preference=preference).posteriors("fix", candidates)
+        ]
+
+    cheap, fast = fitness(Preference(cost=1)), fitness(Preference(cost=0, speed=1))
+    strong = fitness(Preference(cost=0, strength=1))
+    assert cheap[0] == 1.0 and cheap[2] == 0.0  # the free model first, the dearest last
+    assert fast[1] == 1.0 and fast[0] < fast[1]  # gpt-4o-mini is the fast one
+    assert strong[2] == 1.0 and strong[0] == 0.0  # gpt-4.1 is the strongest, the 1.5B model the weakest
+    assert fitness(Preference(cost=0, speed=0, strength=0)) == [0.5, 0.5, 0.5]
+
+
+def test_a_stated_cost_tier_ranks_a_model_whose_price_is_unknown(stores: Stores, tmp_path: Path) -> None:
+    catalog = catalog_of(tmp_path, {"small": {"cost_tier": "free"}, "big": {"cost_tier": "high"}})
+    small, big, guessed = ModelRouter(stores.evals, catalog=catalog).posteriors("fix", ["small", "big", "other"])
+    assert small.cheapness == 1.0 and small.usd_per_million == 0.0 and big.usd_per_million == 30.0
+    assert guessed.usd_per_million is None and guessed.cheapness == 0.0  # a guess is no price: the dearest
+
+
+def test_the_refiner_is_the_strongest_capable_candidate_stronger_than_the_draft(stores: Stores, tmp_path: Path) -> None:
+    catalog = catalog_of(tmp_path, {"openai:gpt-4.1": {"capabilities": ["tools"]}})  # strong, but cannot code here
+    router = ModelRouter(stores.evals, catalog=catalog)
+    candidates = [LOCAL, MINI, "openai:gpt-4o", "openai:gpt-4.1"]
+    assert router.refiner("fix", candidates, LOCAL, need={"coding"}) == "openai:gpt-4o"
+    assert router.refiner("explain", candidates, LOCAL) == "openai:gpt-4.1"
+    assert router.refiner("fix", candidates, "openai:gpt-4o", need={"coding"}) is None  # nothing stronger
+    record(stores, MINI, "fix", successes=0, failures=6)
+    record(stores, "openai:gpt-4.1-mini", "fix", successes=6, failures=0)
+    # Equally strong (4): the better record wins.
+    assert router.refiner("fix", [LOCAL, "openai:gpt-4o", "openai:gpt-4.1-mini"], LOCAL) == "openai:gpt-4.1-mini"

@@ -20,6 +20,7 @@ __all__ = [
     "PlanEnd",
     "PlanNodeEvent",
     "RedFlag",
+    "Refine",
     "RunResult",
     "Start",
     "TextDelta",
@@ -70,6 +71,9 @@ class Start(_Base):
     limits, cost weight for ``auto``, check retries, reasoning, prompt guidance, and the reason."""
     parent_run_id: str | None = None
     """For a sub-agent (``spawn_agent``): the run that started it; its events carry its own ``run_id``."""
+    refine_model: str | None = None
+    """With ``model = "auto"`` and a priority that refines: the stronger model that takes over when the
+    check fails (a ``refine`` event says when); ``None`` when there is no such chain."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +170,18 @@ class PlanEnd(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Refine(_Base):
+    """Seed 001's draft→refine chain: the drafting model's check failed, a stronger model takes the conversation."""
+
+    type: Literal["refine"] = "refine"
+    draft_model: str
+    model: str
+    """The model that refines; the run goes on with it (same run id, same limits)."""
+    reason: str
+    """Why the draft did not stand (the failed check's problem)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class RedFlag(_Base):
     """The scaffold caught the model misbehaving (repeated call, protected file, malformed output)."""
 
@@ -237,4 +253,5 @@ Event = (
     | ErrorEvent
     | PlanNodeEvent
     | PlanEnd
+    | Refine
 )

@@ -22,6 +22,7 @@ __all__ = [
     "ProfileChoice",
     "choose_profile",
     "default_profile",
+    "needs",
     "task_type",
     "tool_profile",
 ]
@@ -55,6 +56,14 @@ def task_type(task: str) -> str:
         if any(k in words for k in keys):
             return kind
     return "other"
+
+
+CODING_TASKS = frozenset({"fix", "test", "refactor", "write"})
+
+
+def needs(task_type: str) -> frozenset[str]:
+    """The model capabilities a task type needs (``llm/model_catalog.py``): code for the kinds that change code."""
+    return frozenset({"coding"}) if task_type in CODING_TASKS else frozenset()
 
 
 def tool_profile(settings: Settings, *, model_given: bool = False) -> str:

@@ -82,9 +82,14 @@ class AgentLoop:
         self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot,
                                 max_failures=setup.check_retries)  # fmt: skip
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
+        self._usage = (0, 0)
+        """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""
 
-    async def run(self) -> RunResult:
-        """Run the task; raises a ``ChrysalisError`` (after emitting an ``error`` event) when it cannot finish."""
+    async def run(self, *, announce: bool = True) -> RunResult:
+        """Run the task; raises a ``ChrysalisError`` (after emitting an ``error`` event) when it cannot finish.
+
+        ``announce=False`` leaves the ``final`` event to the caller (a draft that a stronger model may refine).
+        """
         s = self.setup.settings
         try:
             async with asyncio.timeout(s.timeout):
@@ -108,7 +113,8 @@ class AgentLoop:
             input_tokens=t.input_tokens, output_tokens=t.output_tokens, cost_usd=t.cost_usd,
             duration_ms=t.duration_ms, verified=verdict.verified, problem=verdict.problem,
         )  # fmt: skip
-        self.setup.emit(result)
+        if announce:
+            self.setup.emit(result)
         return result
 
     async def _steps(self) -> str:
@@ -146,10 +152,17 @@ class AgentLoop:
         self.tally.steps += 1
 
     def _priced(self, input_tokens: int, output_tokens: int) -> None:
-        """After each model reply: count its tokens and stop a run that is over its budget."""
+        """After each model reply: count its tokens and stop a run that is over its budget.
+
+        The tally grows by what is new since the last count, so costs added beside it (sub-agents) and
+        an earlier loop's (the draft a stronger model refines) stay in it.
+        """
         t = self.tally
-        t.input_tokens, t.output_tokens = input_tokens, output_tokens
-        t.cost_usd = self.setup.price(input_tokens, output_tokens)
+        new_in, new_out = input_tokens - self._usage[0], output_tokens - self._usage[1]
+        self._usage = (input_tokens, output_tokens)
+        t.input_tokens += new_in
+        t.output_tokens += new_out
+        t.cost_usd += self.setup.price(new_in, new_out)
         budget = self.setup.settings.budget
         if budget is not None and t.cost_usd > budget:
             raise TaskStopped("budget", f"Spent ${t.cost_usd:.4f}, over --budget ${budget:g}.")

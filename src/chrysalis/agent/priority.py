@@ -9,8 +9,11 @@ variant). The plan says, and the run's ``start`` event shows with the reason:
 - ``voting``: the voting level for critical steps (seed 001: none/low/medium/high/critical,
   ``chrysalis.voting.VotingConfig.level``), used by decomposition and repair;
 - ``limits``: seed 001's decomposition limits (depth, breadth, cost, context, success rate);
-- ``cost_weight``: how much ``--model auto`` favours cheap models (the weight of the router's cost
-  prior; 0 when cost does not matter);
+- ``cost_weight``, ``speed_weight``, ``strength_weight``: how much ``--model auto`` favours cheap,
+  fast and strong models (``chrysalis.llm.routing.Preference``: the weights of each candidate's
+  fitness, the mean of the router's prior; cost counts 0 when "money is no object");
+- ``refine``: whether a failed check under ``--model auto`` hands the conversation to a stronger
+  model (seed 001's draft→refine chain; off for ``cheap`` and ``fast``, which would not pay for it);
 - ``check_retries``: how often a failing final check goes back to the model;
 - ``reasoning``: whether a text-protocol model writes a short thought before each call;
 - ``guidance``: a line added to the system prompt (none for ``best``, so the default run is unchanged);
@@ -20,10 +23,13 @@ variant). The plan says, and the run's ``start`` event shows with the reason:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chrysalis.evolve.selection import intents
 from chrysalis.llm.embeddings import LexicalEmbedder
+
+if TYPE_CHECKING:
+    from chrysalis.llm.routing import Preference
 
 __all__ = ["KEYWORD_PLANS", "DecompositionLimits", "PriorityPlan", "plan_for"]
 
@@ -54,23 +60,38 @@ class PriorityPlan:
     reasoning: bool
     guidance: str
     reason: str = ""
+    speed_weight: float = 0.0
+    strength_weight: float = 0.0
+    refine: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The plan as the ``start`` event carries it."""
         return asdict(self)
 
+    def preference(self) -> Preference:
+        """The weights ``--model auto`` gives a candidate's cost, speed and strength under this priority."""
+        from chrysalis.llm.routing import Preference
+
+        return Preference(cost=self.cost_weight, speed=self.speed_weight, strength=self.strength_weight)
+
 
 _SHORT = "Priority: keep it short and cheap. Use as few steps and tool calls as you can, and answer in a sentence."
 KEYWORD_PLANS: dict[str, PriorityPlan] = {
-    "cheap": PriorityPlan("cheap", "none", DecompositionLimits(2, 4, 0.10, 20_000, 0.5), 3.0, 1, False, _SHORT),
+    "cheap": PriorityPlan("cheap", "none", DecompositionLimits(2, 4, 0.10, 20_000, 0.5), 3.0, 1, False, _SHORT,
+                          speed_weight=0.5),
     "fast": PriorityPlan("fast", "none", DecompositionLimits(2, 8, 0.50, 40_000, 0.5), 1.0, 1, False,
-                         "Priority: speed. Go straight to the change; do not explore more than you need."),
-    "compact": PriorityPlan("compact", "none", DecompositionLimits(2, 4, 0.10, 20_000, 0.5), 1.0, 1, False, _SHORT),
-    "best": PriorityPlan("best", "medium", DecompositionLimits(4, 8, 2.00, 80_000, 0.6), 1.0, 2, False, ""),
+                         "Priority: speed. Go straight to the change; do not explore more than you need.",
+                         speed_weight=3.0),
+    "compact": PriorityPlan("compact", "none", DecompositionLimits(2, 4, 0.10, 20_000, 0.5), 1.0, 1, False, _SHORT,
+                            speed_weight=0.5),
+    "best": PriorityPlan("best", "medium", DecompositionLimits(4, 8, 2.00, 80_000, 0.6), 1.0, 2, False, "",
+                         strength_weight=0.5, refine=True),
     "verbose": PriorityPlan("verbose", "high", DecompositionLimits(5, 12, 5.00, 100_000, 0.7), 1.0, 2, True,
-                            "Priority: thoroughness. Explain what you found and what you changed in detail."),
+                            "Priority: thoroughness. Explain what you found and what you changed in detail.",
+                            strength_weight=1.0, refine=True),
     "accurate": PriorityPlan("accurate", "high", DecompositionLimits(4, 8, 2.00, 80_000, 0.6), 1.0, 3, True,
-                             "Priority: correctness above all. Check each change with the tests before you answer."),
+                             "Priority: correctness above all. Check each change with the tests before you answer.",
+                             strength_weight=2.0, refine=True),
 }  # fmt: skip
 """Seed 001's limits by priority; ``accurate`` is what a sentence about accuracy reads as."""
 _INTENT_KEYWORDS = {"accuracy": "accurate", "low cost": "cheap", "speed": "fast", "brevity": "compact",
@@ -99,6 +120,6 @@ def plan_for(priority: str | None) -> PriorityPlan:
         plan = replace(plan, voting=max(plan.voting, "medium", key=VOTING_LEVELS.index))
     if no_object:  # "money is no object": ignore cost when choosing models, vote one level higher
         higher = VOTING_LEVELS[min(VOTING_LEVELS.index(plan.voting) + 1, len(VOTING_LEVELS) - 1)]
-        plan = replace(plan, cost_weight=0.0, voting=higher,
+        plan = replace(plan, cost_weight=0.0, voting=higher, strength_weight=max(plan.strength_weight, 2.0),
                        limits=replace(plan.limits, max_cost_usd=max(plan.limits.max_cost_usd, 5.00)))  # fmt: skip
     return plan

@@ -14,12 +14,12 @@ import dataclasses
 import random
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chrysalis.agent.events import ErrorEvent, Event, RunResult, Start
+from chrysalis.agent.events import ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
-from chrysalis.agent.learning import ProfileChoice, choose_profile, task_type, tool_profile
+from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
@@ -36,9 +36,18 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
-    from chrysalis.llm.routing import RoutingChoice
+    from chrysalis.llm.routing import ModelRouter, RoutingChoice
 
 __all__ = ["AgentSession"]
+
+
+class _Spent(NamedTuple):
+    """What a run had spent at one moment (to record each model's part of a draft→refine run)."""
+
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    duration_ms: float = 0.0
 
 
 class AgentSession:
@@ -187,6 +196,10 @@ class AgentSession:
     async def run(self, task: str) -> RunResult:
         """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish.
 
+        Under ``--model auto`` with a priority that refines, a run whose check fails goes on with a
+        stronger model (seed 001's draft→refine chain): same run id, same limits, the draft's
+        conversation and changes kept; a ``refine`` event says so and each model's part is recorded.
+
         Raises:
             ConfigError: a ``--budget`` is set for a model with no known price (before anything is sent).
         """
@@ -196,8 +209,9 @@ class AgentSession:
         kind = task_type(task)
         try:
             routing, profile = self._choose(kind)
+            refiner = self._refiner(kind)
             self._check_budget()
-            self._emit(self._start_event(run_id, task, kind, routing, profile))
+            self._emit(self._start_event(run_id, task, kind, routing, profile, refiner))
             tally = Tally()
             subagents = self._subagents(run_id, tally)
             loop = AgentLoop(self._setup(run_id, task, subagents), tally=tally)
@@ -206,8 +220,15 @@ class AgentSession:
                                   exit_code=exc.exit_code))  # fmt: skip
             raise
         success = False
+        recorded = _Spent()
         try:
-            result = await loop.run()
+            result = await loop.run(announce=refiner is None)
+            if refiner is not None and not result.success:
+                recorded = self._record_part(run_id, kind, tally, recorded, success=False)
+                loop = self._refining(loop, task, refiner, result, subagents)
+                result = await loop.run()
+            elif refiner is not None:
+                self._emit(result)
             success = result.success
             if self.parent_run_id is None:  # a sub-agent's conversation is not the workspace's
                 self.history = loop.history
@@ -215,8 +236,24 @@ class AgentSession:
         finally:
             if subagents is not None:
                 await subagents.close()
-            self._record_eval(run_id, kind, loop.tally, success)
+            self._record_part(run_id, kind, tally, recorded, success=success)
         return result
+
+    def _refining(
+        self, draft: AgentLoop, task: str, refiner: str, result: RunResult, subagents: SubAgents | None
+    ) -> AgentLoop:
+        """The loop that takes over a failed draft: the stronger model, the draft's conversation, the same tally."""
+        problem = result.problem or "its check failed"
+        self._emit(Refine(run_id=draft.setup.run_id, draft_model=self.active_model, model=refiner, reason=problem))
+        drafted_by, self.active_model = self.active_model, refiner
+        handover = (
+            f"A cheaper model ({drafted_by}) worked on this task first, in the conversation above; its changes are "
+            f"still in the workspace, but the check failed: {problem}\n"
+            f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: {task}"
+        )
+        self.history = draft.history
+        setup = dataclasses.replace(self._setup(draft.setup.run_id, handover, subagents), history=draft.history)
+        return AgentLoop(setup, tally=draft.tally)
 
     def _subagents(self, run_id: str, tally: Tally) -> SubAgents | None:
         """The sub-agents of a run whose tools are all of them (the ``all`` profile); none for a sub-agent."""
@@ -281,14 +318,27 @@ class AgentSession:
             return ()
         return auto_candidates(self.settings)
 
+    def _router(self) -> ModelRouter:
+        """The ``auto`` router under this session's priority, with the catalogue (``$CHRYSALIS_HOME/models.json``)."""
+        from chrysalis.llm.model_catalog import Catalog
+        from chrysalis.llm.routing import PRIOR_WEIGHT, ModelRouter
+
+        preference = plan_for(self.settings.priority).preference()
+        weight = max(PRIOR_WEIGHT, preference.cost + preference.speed + preference.strength)
+        return ModelRouter(self.stores.evals, prior_weight=weight, preference=preference,
+                           catalog=Catalog.load(self.settings.home))  # fmt: skip
+
+    def _refiner(self, kind: str) -> str | None:
+        """The stronger model that takes over a failed check, when ``auto`` and the priority ask for a chain."""
+        if not self._candidates or not plan_for(self.settings.priority).refine or self.parent_run_id is not None:
+            return None
+        return self._router().refiner(kind, self._candidates, self.active_model, need=needs(kind))
+
     def _choose(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice]:
         """Pick this run's model (under ``auto``) and tool profile from the eval store; set them on the session."""
         routing = None
         if self._candidates:
-            from chrysalis.llm.routing import ModelRouter
-
-            weight = plan_for(self.settings.priority).cost_weight
-            routing = ModelRouter(self.stores.evals, prior_weight=weight).choose(kind, self._candidates, rng=self._rng)
+            routing = self._router().choose(kind, self._candidates, rng=self._rng, need=needs(kind))
         self.active_model = routing.model if routing else self.settings.model
         if self._tools_given:
             return routing, ProfileChoice(self.profile, "tools given by the caller")
@@ -299,7 +349,13 @@ class AgentSession:
         return routing, choice
 
     def _start_event(
-        self, run_id: str, task: str, kind: str, routing: RoutingChoice | None, profile: ProfileChoice
+        self,
+        run_id: str,
+        task: str,
+        kind: str,
+        routing: RoutingChoice | None,
+        profile: ProfileChoice,
+        refiner: str | None = None,
     ) -> Start:
         s = self.settings
         return Start(
@@ -308,16 +364,26 @@ class AgentSession:
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
             priority=s.priority, priority_plan=plan_for(s.priority).to_json(), parent_run_id=self.parent_run_id,
+            refine_model=refiner,
         )  # fmt: skip
 
-    def _record_eval(self, run_id: str, kind: str, tally: Tally, success: bool) -> None:
-        self.total_cost_usd += tally.cost_usd
-        self.total_tokens += tally.input_tokens + tally.output_tokens
+    def _record_part(self, run_id: str, kind: str, tally: Tally, before: _Spent, *, success: bool) -> _Spent:
+        """Log the active model's part of a run (what ``tally`` grew by since ``before``) to the eval store.
+
+        A run is one part, or two under a draft→refine chain: each model's record learns from its own part.
+        Returns what the run has spent so far, the ``before`` of a next part.
+        """
+        now = _Spent(tally.cost_usd, tally.input_tokens, tally.output_tokens, tally.duration_ms)
+        cost, tokens_in = now.cost_usd - before.cost_usd, now.input_tokens - before.input_tokens
+        tokens_out = now.output_tokens - before.output_tokens
+        self.total_cost_usd += cost
+        self.total_tokens += tokens_in + tokens_out
         self.stores.evals.log(
             run_id=run_id, profile=self.profile, task_type=kind, model=self.active_model, success=success,
-            duration_ms=tally.duration_ms, cost_usd=tally.cost_usd, input_tokens=tally.input_tokens,
-            output_tokens=tally.output_tokens,
+            duration_ms=now.duration_ms - before.duration_ms, cost_usd=cost, input_tokens=tokens_in,
+            output_tokens=tokens_out,
         )  # fmt: skip
+        return now
 
     def _save_context(self, system: str) -> None:
         """Keep a new version of the session's context: prompt, mode, priority and the whole history."""

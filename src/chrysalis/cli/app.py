@@ -178,13 +178,25 @@ def undo(
 
 
 @models_app.callback()
-def models(ctx: typer.Context) -> None:
-    """List the models (with no subcommand)."""
+def models(
+    ctx: typer.Context,
+    discover: Annotated[
+        bool,
+        typer.Option(
+            "--discover",
+            help="Also list what the providers offer (GET /models at --base-url or at each provider whose key is set).",
+        ),
+    ] = False,
+    base_url: BaseUrlOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+) -> None:
+    """List the models and the catalogue (capabilities, speed, cost tier, strength), and what was learned."""
     if ctx.invoked_subcommand is not None:
         return
     from chrysalis.cli.misc_cmds import models_list_command
 
-    raise typer.Exit(_guarded(models_list_command))
+    flags = _flags(base_url=base_url)
+    raise typer.Exit(_guarded(lambda: models_list_command(flags, discover=discover, json_output=json_output)))
 
 
 @models_app.command("fetch")

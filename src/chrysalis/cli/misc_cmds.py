@@ -36,14 +36,40 @@ def undo_command(flags: dict[str, Any], run_id: str | None) -> int:
     return 0
 
 
-def models_list_command() -> int:
-    """List local and remote models, then what the eval store has taught about them."""
-    from chrysalis.cli.models_cmd import NOTHING_LEARNED, auto_models_of, list_models, render_learned
+def models_list_command(flags: dict[str, Any], *, discover: bool = False, json_output: bool = False) -> int:
+    """List local and remote models and the catalogue (with ``discover``, what providers list), then what was learned.
 
-    settings = load_settings()
+    ``--json`` prints one object: ``models`` (the catalogue's cards), ``auto`` (the candidates of
+    ``--model auto``) and, with ``--discover``, ``discovered`` and ``problems``.
+    """
+    import json
+    import os
+
+    from chrysalis.cli.models_cmd import (
+        NOTHING_LEARNED,
+        auto_models_of,
+        discover_all,
+        list_models,
+        render_catalog,
+        render_learned,
+    )
+    from chrysalis.llm.model_catalog import Catalog
+
+    settings = load_settings(flags)
+    found, problems = discover_all(settings, os.environ) if discover else ([], [])
+    catalog = Catalog.load(settings.home, discovered=found)
+    candidates, problem = auto_models_of(settings)
+    if json_output:
+        document: dict[str, Any] = {"models": [card.to_json() for card in catalog], "auto": list(candidates)}
+        if discover:
+            document |= {"discovered": found, "problems": problems}
+        print(json.dumps(document))
+        return 0
     console = Console()
     list_models(settings.home, console)
-    candidates, problem = auto_models_of(settings)
+    render_catalog(list(catalog), console)
+    for text in problems:
+        console.print(f"[yellow]discovery: {text}[/yellow]")
     if not settings.db_path.is_file():
         console.print(NOTHING_LEARNED)
         return 0

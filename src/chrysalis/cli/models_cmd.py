@@ -25,13 +25,25 @@ from chrysalis.llm.local.catalog import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, get_l
 from chrysalis.llm.local.weights import FetchPhase, ensure_weights, is_cached, weights_path
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from rich.console import Console
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
+    from chrysalis.llm.model_catalog import ModelCard
     from chrysalis.stores import Stores
 
-__all__ = ["NOTHING_LEARNED", "FetchView", "auto_models_of", "fetch_command", "list_models", "render_learned"]
+__all__ = [
+    "NOTHING_LEARNED",
+    "FetchView",
+    "auto_models_of",
+    "discover_all",
+    "fetch_command",
+    "list_models",
+    "render_catalog",
+    "render_learned",
+]
 
 NOTHING_LEARNED = (
     "Nothing learned yet: every run logs its outcome (task type, model, tool profile, success, cost) to the "
@@ -232,6 +244,51 @@ def list_models(home: Path, console: Console) -> None:
     console.print(table)
     folder = weights_path(next(iter(LOCAL_MODELS.values())), home).parent
     console.print(f"[dim]local weights: {folder}; get one with `chrysalis models fetch local:NAME`[/dim]")
+
+
+def discover_all(settings: Settings, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """``(models, problems)``: what ``GET /models`` lists at ``base_url`` and at each provider whose key is set.
+
+    One provider that cannot be reached does not hide the others: its problem is returned instead.
+    """
+    from chrysalis.errors import ModelError
+    from chrysalis.llm.model_catalog import discover
+    from chrysalis.llm.providers import OPENROUTER_URL
+
+    sources: list[tuple[str, str | None, str]] = []  # (url, key, provider prefix)
+    if settings.base_url:
+        sources.append((settings.base_url, environ.get("OPENAI_API_KEY"), ""))
+    else:
+        if environ.get("OPENAI_API_KEY", "").strip():
+            sources.append(("https://api.openai.com/v1", environ["OPENAI_API_KEY"], "openai"))
+        if environ.get("OPENROUTER_API_KEY", "").strip():
+            sources.append((OPENROUTER_URL, environ["OPENROUTER_API_KEY"], "openrouter"))
+    models: list[str] = []
+    problems: list[str] = []
+    for url, key, provider in sources:
+        try:
+            models += discover(url, key, provider=provider)
+        except ModelError as exc:
+            problems.append(str(exc))
+    if not sources:
+        problems.append("nothing to discover: give --base-url URL, or set OPENAI_API_KEY or OPENROUTER_API_KEY")
+    return models, problems
+
+
+def render_catalog(cards: Sequence[ModelCard], console: Console) -> None:
+    """The catalogue: each model's capabilities, speed, cost tier, strength, context window and source."""
+    from rich.table import Table
+
+    table = Table(title="model catalogue (built-in, discovered, $CHRYSALIS_HOME/models.json)")
+    for name in ("model", "capabilities", "speed", "cost"):
+        table.add_column(name)
+    table.add_column("strength", justify="right")
+    table.add_column("context", justify="right")
+    table.add_column("source")
+    for card in cards:
+        table.add_row(card.model, ", ".join(sorted(card.capabilities)), card.speed, card.cost_tier,
+                      str(card.strength), f"{card.context // 1000}k", card.source)  # fmt: skip
+    console.print(table)
 
 
 def auto_models_of(settings: Settings) -> tuple[tuple[str, ...], str | None]:

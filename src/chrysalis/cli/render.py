@@ -22,6 +22,7 @@ from chrysalis.agent.events import (
     PlanEnd,
     PlanNodeEvent,
     RedFlag,
+    Refine,
     RunResult,
     Start,
     TextDelta,
@@ -122,6 +123,9 @@ class RichRenderer:
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         elif isinstance(event, PlanNodeEvent | PlanEnd):
             self._plan(event)
+        elif isinstance(event, Refine):
+            c.print(Text.assemble(("⇪ refine: ", "bold yellow"), f"{event.draft_model}'s answer failed the check "
+                                  f"({_preview(event.reason)}); {event.model} takes over"))  # fmt: skip
         else:
             assert_never(event)
 
@@ -189,6 +193,8 @@ class RichRenderer:
         c.print(Text(f"▶ {event.model} · mode {event.mode} · level {event.level} · {event.workspace}", "dim"))
         if event.model_reason:
             c.print(Text(f"  {event.model_reason}", "dim"))
+        if event.refine_model:
+            c.print(Text(f"  if the check fails, {event.refine_model} refines the answer", "dim"))
         c.print(Text(f"  tools: {event.profile} ({event.profile_reason})", "dim"))
         plan = event.priority_plan
         if plan is not None:

@@ -14,6 +14,15 @@ models cost 0; a model whose price is unknown counts as the dearest). With no da
 model is the likeliest pick; the prior weighs as much as ``w`` runs, so a few recorded outcomes
 outweigh it; between equal records the cheaper model wins.
 
+The priority moves the prior (``Preference``): the prior mean is a candidate's *fitness*, a
+weighted mix of its cheapness, its speed and its strength (``llm/model_catalog.py``'s cards), each
+scaled 0..1 among the candidates. ``cheap`` weighs cost, ``fast`` speed, ``accurate`` strength; the
+default weighs cost alone, so fitness is cheapness. A task that needs a capability (``coding``)
+is routed only among candidates whose card has it, unless none has.
+
+Seed 001's draft→refine chain: ``ModelRouter.refiner`` names the strongest capable candidate that
+is stronger than the one drafting; the session hands it the conversation when the draft's check fails.
+
 ``auto_candidates(settings)`` says which models ``auto`` chooses among: the ``auto_models`` config
 key, or by default the local default model plus every remote provider whose API key is set.
 """
@@ -31,6 +40,7 @@ from chrysalis.config import DEFAULT_MODEL, Settings
 from chrysalis.errors import ConfigError, UsageError
 from chrysalis.llm.local.catalog import get_local_model
 from chrysalis.llm.local.weights import is_cached
+from chrysalis.llm.model_catalog import SPEEDS, TIER_USD, Catalog, ModelCard
 from chrysalis.llm.names import ModelName
 from chrysalis.llm.pricing import price_per_million
 from chrysalis.llm.providers import KEY_VARS
@@ -42,6 +52,7 @@ __all__ = [
     "PRIOR_WEIGHT",
     "ModelPosterior",
     "ModelRouter",
+    "Preference",
     "RoutingChoice",
     "auto_candidates",
     "blended_price",
@@ -62,6 +73,22 @@ DEFAULT_REMOTE_MODELS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class Preference:
+    """How much a priority cares about a model's cost, speed and strength (the weights of its fitness)."""
+
+    cost: float = 1.0
+    speed: float = 0.0
+    strength: float = 0.0
+
+    def fitness(self, cheapness: float, speed: float, strength: float) -> float:
+        """The weighted mean of the three 0..1 scores; 0.5 (neutral) when every weight is 0."""
+        total = self.cost + self.speed + self.strength
+        if total <= 0:
+            return 0.5
+        return (self.cost * cheapness + self.speed * speed + self.strength * strength) / total
+
+
+@dataclass(frozen=True)
 class ModelPosterior:
     """What the router believes about one model on one task type, and why."""
 
@@ -72,11 +99,15 @@ class ModelPosterior:
     usd_per_million: float | None
     """Blended USD per million tokens (3:1 input:output); 0 for local models, ``None`` when unknown."""
     cheapness: float
-    """0 (dearest candidate) to 1 (cheapest); sets the prior."""
+    """0 (dearest candidate) to 1 (cheapest)."""
+    fitness: float
+    """0..1, how well the model's card fits the priority (``Preference``); sets the prior."""
+    strength: int
+    """The card's strength, 1..5 (``llm/model_catalog.py``)."""
     alpha: float
-    """``1 + PRIOR_WEIGHT * cheapness + successes``."""
+    """``1 + PRIOR_WEIGHT * fitness + successes``."""
     beta: float
-    """``1 + PRIOR_WEIGHT * (1 - cheapness) + failures``."""
+    """``1 + PRIOR_WEIGHT * (1 - fitness) + failures``."""
     sample: float | None = None
     """The Thompson draw from ``Beta(alpha, beta)``, when this came from ``ModelRouter.choose``."""
 
@@ -94,6 +125,7 @@ class ModelPosterior:
             "usd_per_million": None if self.usd_per_million is None else round(self.usd_per_million, 4),
             "alpha": round(self.alpha, 4),
             "beta": round(self.beta, 4),
+            "fitness": round(self.fitness, 4),
             "mean": round(self.mean, 4),
             "sample": None if self.sample is None else round(self.sample, 4),
         }
@@ -106,21 +138,38 @@ class RoutingChoice:
     task_type: str
     model: str
     posteriors: tuple[ModelPosterior, ...]
+    need: frozenset[str] = frozenset()
+    """The capabilities the task type needs."""
+    dropped: tuple[str, ...] = ()
+    """Candidates left out because their card lacks a needed capability."""
 
     def explain(self) -> str:
-        """One line: the pick and each candidate's draw, mean and record."""
+        """One line: the pick, each candidate's draw, mean and record, and who was left out for lack of a capability."""
         parts = [
             f"{p.model} drew {p.sample:.2f} (mean {p.mean:.2f}, {p.successes}/{p.runs} runs)"
             for p in sorted(self.posteriors, key=lambda p: -(p.sample or 0.0))
         ]
-        return f"auto picked {self.model} for {self.task_type!r} tasks: " + "; ".join(parts)
+        line = f"auto picked {self.model} for {self.task_type!r} tasks: " + "; ".join(parts)
+        if self.dropped:
+            line += f"; left out (no {'/'.join(sorted(self.need))}): {', '.join(self.dropped)}"
+        return line
 
 
 class ModelRouter:
     """Chooses among candidate models per task type from the eval store's records."""
 
-    def __init__(self, evals: EvalStore, *, prior_weight: float = PRIOR_WEIGHT) -> None:
-        """Read outcomes from ``evals``; ``prior_weight`` is how many runs the cost prior counts for.
+    def __init__(
+        self,
+        evals: EvalStore,
+        *,
+        prior_weight: float = PRIOR_WEIGHT,
+        preference: Preference | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
+        """Read outcomes from ``evals``; ``prior_weight`` is how many runs the prior counts for.
+
+        ``preference`` (the priority's weights; cost alone by default) and ``catalog`` (the cards;
+        the built-in catalogue by default) set each candidate's fitness, the prior's mean.
 
         Raises:
             ValueError: ``prior_weight`` is negative.
@@ -129,6 +178,16 @@ class ModelRouter:
             raise ValueError(f"prior_weight must be >= 0, got {prior_weight}")
         self._evals = evals
         self.prior_weight = prior_weight
+        self.preference = preference or Preference()
+        self.catalog = catalog or Catalog.load()
+
+    def capable(self, candidates: Sequence[str], need: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+        """``(kept, dropped)``: the candidates whose card has every ``need``ed capability; all when none has."""
+        models, wanted = _unique(candidates), set(need)
+        kept = [m for m in models if wanted <= self.catalog.card(m).capabilities]
+        if not kept:
+            return models, []
+        return kept, [m for m in models if m not in kept]
 
     def posteriors(self, task_type: str, candidates: Sequence[str]) -> tuple[ModelPosterior, ...]:
         """Each candidate's Beta posterior for ``task_type``, in the candidates' order (duplicates dropped).
@@ -140,38 +199,63 @@ class ModelRouter:
         if not models:
             raise ValueError("ModelRouter needs at least one candidate model")
         records = {row.model: row for row in self._evals.by_model(task_type)}
-        prices = {model: blended_price(model) for model in models}
+        cards = {model: self.catalog.card(model) for model in models}
+        prices = {model: _price_or_tier(model, cards[model]) for model in models}
         cheapness = _cheapness(prices)
+        speed = _scaled({m: float(SPEEDS.index(c.speed)) for m, c in cards.items()})
+        strength = _scaled({m: float(c.strength) for m, c in cards.items()})
         result: list[ModelPosterior] = []
         for model in models:
             record = records.get(model)
             runs, successes = (record.runs, record.successes) if record else (0, 0)
-            c = cheapness[model]
+            fit = self.preference.fitness(cheapness[model], speed[model], strength[model])
             result.append(
                 ModelPosterior(
                     model=model,
                     runs=runs,
                     successes=successes,
                     usd_per_million=prices[model],
-                    cheapness=c,
-                    alpha=1.0 + self.prior_weight * c + successes,
-                    beta=1.0 + self.prior_weight * (1.0 - c) + (runs - successes),
+                    cheapness=cheapness[model],
+                    alpha=1.0 + self.prior_weight * fit + successes,
+                    beta=1.0 + self.prior_weight * (1.0 - fit) + (runs - successes),
+                    fitness=fit,
+                    strength=cards[model].strength,
                 )
             )
         return tuple(result)
 
-    def choose(self, task_type: str, candidates: Sequence[str], rng: random.Random | None = None) -> RoutingChoice:
-        """Thompson sampling: draw once from each posterior and pick the highest draw.
+    def choose(
+        self,
+        task_type: str,
+        candidates: Sequence[str],
+        rng: random.Random | None = None,
+        *,
+        need: Iterable[str] = (),
+    ) -> RoutingChoice:
+        """Thompson sampling among the capable candidates: draw once from each posterior, pick the highest.
 
         Pass ``rng=random.Random(seed)`` for a reproducible choice. Draws are made in the
         candidates' order, and an exact tie goes to the earlier candidate.
         """
         rng = rng or random.Random()
-        drawn = tuple(
-            replace(p, sample=rng.betavariate(p.alpha, p.beta)) for p in self.posteriors(task_type, candidates)
-        )
+        kept, dropped = self.capable(candidates, need)
+        drawn = tuple(replace(p, sample=rng.betavariate(p.alpha, p.beta)) for p in self.posteriors(task_type, kept))
         best = max(drawn, key=lambda p: p.sample or 0.0)
-        return RoutingChoice(task_type=task_type, model=best.model, posteriors=drawn)
+        return RoutingChoice(task_type=task_type, model=best.model, posteriors=drawn, need=frozenset(need),
+                             dropped=tuple(dropped))  # fmt: skip
+
+    def refiner(self, task_type: str, candidates: Sequence[str], draft: str, *, need: Iterable[str] = ()) -> str | None:
+        """The model to refine ``draft``'s failed attempt: the strongest capable candidate stronger than it.
+
+        Between equally strong candidates the better record (posterior mean) wins, then the cheaper.
+        None when no capable candidate is stronger than the draft.
+        """
+        kept, _ = self.capable(candidates, need)
+        floor = self.catalog.card(draft).strength
+        stronger = [p for p in self.posteriors(task_type, kept) if p.strength > floor and p.model != draft]
+        if not stronger:
+            return None
+        return max(stronger, key=lambda p: (p.strength, p.mean, p.cheapness)).model
 
     def preferred(self, task_type: str, candidates: Sequence[str]) -> ModelPosterior:
         """The candidate with the highest posterior mean (the cheaper one on a tie): the router's best guess."""
@@ -184,6 +268,14 @@ def blended_price(model: str) -> float | None:
     if price is None:
         return None
     return INPUT_SHARE * price[0] + (1 - INPUT_SHARE) * price[1]
+
+
+def _price_or_tier(model: str, card: ModelCard) -> float | None:
+    """The blended price; for a model with no known price, its stated cost tier's nominal price (else unknown)."""
+    price = blended_price(model)
+    if price is None and card.stated:
+        return TIER_USD[card.cost_tier]
+    return price
 
 
 def _cheapness(prices: Mapping[str, float | None]) -> dict[str, float]:
@@ -200,6 +292,12 @@ def _cheapness(prices: Mapping[str, float | None]) -> dict[str, float]:
         else:
             result[model] = 1.0 if has_unknown else 0.5
     return result
+
+
+def _scaled(values: Mapping[str, float]) -> dict[str, float]:
+    """Min-max scaled to 0..1 among the candidates; 0.5 each when they are all alike."""
+    low, high = min(values.values()), max(values.values())
+    return {m: (v - low) / (high - low) if high > low else 0.5 for m, v in values.items()}
 
 
 def _unique(models: Iterable[str]) -> list[str]:

@@ -111,7 +111,14 @@ Script = Sequence["ScriptedReply | str"] | Callable[[dict[str, Any]], "ScriptedR
 class ScriptedOpenAIServer:
     """A bounded OpenAI-compatible server on 127.0.0.1 that answers from a script; use it with ``with``."""
 
-    def __init__(self, script: Script, *, max_requests: int | None = None, max_seconds: float = 120.0) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        max_requests: int | None = None,
+        max_seconds: float = 120.0,
+        models: Sequence[str] = ("scripted",),
+    ) -> None:
         """Prepare the server (it starts on ``start()`` or ``with``).
 
         Args:
@@ -121,8 +128,10 @@ class ScriptedOpenAIServer:
                 for a function).
             max_seconds: Stop after this many seconds whatever happens. A guard against hangs, not a
                 deadline for the test: keep it far above what the slowest machine needs.
+            models: The ids ``GET /models`` lists (model discovery); it does not count as a request.
         """
         self.script = script
+        self.models = tuple(models)
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every request received, in order."""
         self.request_times: list[float] = []
@@ -258,6 +267,13 @@ def _stream_body(reply: ScriptedReply, model: str) -> bytes:
     return "".join(events).encode()
 
 
+def _listing(server: ScriptedOpenAIServer, path: str) -> tuple[int, bytes]:
+    """``GET /v1/models``: the server's model ids, as OpenAI lists them; anything else is a 404."""
+    if path.rstrip("/") != "/v1/models":
+        return 404, b'{"error": {"message": "not found"}}'
+    return 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]}).encode()
+
+
 def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
@@ -265,6 +281,10 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
         # packets and delayed ACKs add ~40 ms to every keep-alive request.
         wbufsize = -1
         disable_nagle_algorithm = True
+
+        def do_GET(self) -> None:
+            status, payload = _listing(server, self.path)
+            self._send(status, payload, "application/json", {})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
