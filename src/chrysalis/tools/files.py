@@ -15,6 +15,7 @@ from pydantic import Field
 
 from chrysalis.redact import MARKER, added_markers
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.clean_edit import check_clean_edit
 from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
 from chrysalis.tools.text import number_lines, read_text
@@ -95,6 +96,7 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         refuse_markers(shown, read_text(ctx.workspace, path, shown) if existed else "", args.content)
     old = read_text(ctx.workspace, path, shown) if existed and path.suffix == ".py" else None
     check_python_syntax(path, shown, args.content, old)
+    check_clean_edit(path, shown, args.content, old)
     ctx.before_write(path)
     others = write_bytes(ctx.workspace, path, data, shown)
     lines = len(args.content.splitlines())
@@ -188,6 +190,7 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     updated = text.replace(old_text, new_text, 1)
     refuse_markers(shown, text, updated)
     check_python_syntax(path, shown, updated, text)
+    check_clean_edit(path, shown, updated, text)
     data = encode_text(updated, shown)
     ctx.before_write(path)
     others = write_bytes(ctx.workspace, path, data, shown)

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.clean_edit import check_clean_edit
 from chrysalis.tools.fileio import encode_text, remove_file, write_bytes
 from chrysalis.tools.files import refuse_marker_match, refuse_markers
 from chrysalis.tools.syntax import check_python_syntax
@@ -203,6 +204,7 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
         created = apply_hunks("", patch)
         refuse_markers(shown, "", created)
         check_python_syntax(path, shown, created, None)
+        check_clean_edit(path, shown, created, None)
         return path, created, f"created {shown}"
     source = resolve(ctx.workspace, patch.old_path, must_exist=True, for_write=True)
     text = read_text(ctx.workspace, source, relative(ctx.workspace, source))
@@ -214,6 +216,7 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
     patched = apply_hunks(text, patch)
     refuse_markers(shown, text, patched)
     check_python_syntax(path, shown, patched, text)
+    check_clean_edit(path, shown, patched, text)
     return path, patched, f"patched {shown} ({len(patch.hunks)} hunk(s))"
 
 
