@@ -21,6 +21,8 @@ __all__ = [
     "PlanNodeEvent",
     "RedFlag",
     "Refine",
+    "RepairEnd",
+    "RepairRound",
     "RunResult",
     "Start",
     "TextDelta",
@@ -182,6 +184,45 @@ class Refine(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RepairRound(_Base):
+    """One round of repair (``chrysalis fix``, the ``repair`` tool): where it sampled and what came of it."""
+
+    type: Literal["repair_round"] = "repair_round"
+    round: int
+    suspects: tuple[dict[str, Any], ...]
+    """The functions sampled for, best first: ``{path, function, start, end, score, lines}``."""
+    samples: int
+    """Candidates drawn this round (those that could not be applied or were red-flagged included)."""
+    passed: int
+    """Candidates this round that passed the failing tests and then the whole suite."""
+    unusable: int
+    """Replies that could not be applied (bad line number, code that does not parse)."""
+    flagged: dict[str, int]
+    """Red flags raised this round, by flag."""
+    seconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepairEnd(_Base):
+    """Repair finished: the patch it applied (or why none), and what it took."""
+
+    type: Literal["repair_end"] = "repair_end"
+    success: bool
+    applied: bool
+    """The winning patch was written to the workspace (with a checkpoint: ``chrysalis undo`` restores)."""
+    path: str | None
+    diff: str
+    samples: int
+    passed: int
+    votes: int
+    consensus: bool
+    rounds: int
+    tokens: int
+    seconds: float
+    problem: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RedFlag(_Base):
     """The scaffold caught the model misbehaving (repeated call, protected file, malformed output)."""
 
@@ -254,4 +295,6 @@ Event = (
     | PlanNodeEvent
     | PlanEnd
     | Refine
+    | RepairRound
+    | RepairEnd
 )

@@ -37,6 +37,33 @@ daemon_app = typer.Typer(help="A warm process that makes `chrysalis run` start i
 app.add_typer(config_app, name="config")
 app.add_typer(daemon_app, name="daemon")
 app.add_typer(models_app, name="models")
+
+
+@app.command()
+def fix(
+    test: Annotated[
+        str | None, typer.Option("--test", help="The test command (default: test_command, or detected).")
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", help="Candidate patches in the first round (doubling after).")
+    ] = 10,
+    max_samples: Annotated[int, typer.Option("--max-samples", help="Most candidate patches in all.")] = 40,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    mode: ModeOpt = None,
+    level: LevelOpt = None,
+    priority: PriorityOpt = None,
+    workspace: WorkspaceOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
+) -> None:
+    """Make the failing tests pass: localise, sample many patches, keep those the tests pass, vote, apply."""
+    from chrysalis.cli.fix_cmd import fix_command
+
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, workspace=workspace)
+    raise typer.Exit(_guarded(lambda: fix_command(flags, test=test, samples=samples, max_samples=max_samples,
+                                                  json_output=json_output)))  # fmt: skip
+
+
 app.add_typer(archive_app, name="archive")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name (local:qwen2.5-coder-1.5b, ...) or auto.")]

@@ -23,6 +23,8 @@ from chrysalis.agent.events import (
     PlanNodeEvent,
     RedFlag,
     Refine,
+    RepairEnd,
+    RepairRound,
     RunResult,
     Start,
     TextDelta,
@@ -123,11 +125,34 @@ class RichRenderer:
             c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
         elif isinstance(event, PlanNodeEvent | PlanEnd):
             self._plan(event)
-        elif isinstance(event, Refine):
-            c.print(Text.assemble(("⇪ refine: ", "bold yellow"), f"{event.draft_model}'s answer failed the check "
-                                  f"({_preview(event.reason)}); {event.model} takes over"))  # fmt: skip
+        elif isinstance(event, Refine | RepairRound | RepairEnd):
+            self._mend(event)
         else:
             assert_never(event)
+
+    def _mend(self, event: Refine | RepairRound | RepairEnd) -> None:
+        """How a failing answer is mended: a stronger model refining it, or repair's rounds and its patch."""
+        c = self.console
+        if isinstance(event, Refine):
+            c.print(Text.assemble(("⇪ refine: ", "bold yellow"), f"{event.draft_model}'s answer failed the check "
+                                  f"({_preview(event.reason)}); {event.model} takes over"))  # fmt: skip
+            return
+        if isinstance(event, RepairRound):
+            where = ", ".join(f"{s['path']}:{s['function']}" for s in event.suspects)
+            flags = "".join(f", {n} {flag}" for flag, n in event.flagged.items())
+            c.print(Text(f"round {event.round}: {event.samples} candidates for {where}: {event.passed} passed, "
+                         f"{event.unusable} unusable{flags} ({event.seconds:g} s)", "dim"))  # fmt: skip
+            return
+        if event.diff:
+            from rich.syntax import Syntax
+
+            c.print(Syntax(event.diff, "diff", theme="ansi_dark", background_color="default"))
+        mark, style = ("✔", "green") if event.success else ("✘", "red")
+        applied = "applied (chrysalis undo takes it back)" if event.applied else "not applied"
+        summary = (f"{event.samples} samples, {event.passed} passed, {event.votes} votes for the winner, "
+                   f"{event.rounds} round(s), {event.tokens} tokens, {event.seconds:g} s")  # fmt: skip
+        head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
+        c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
     def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag) -> None:
         """An approval asked, the security judge's verdict, or a red flag: one short line."""

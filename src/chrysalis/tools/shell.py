@@ -22,9 +22,9 @@ from typing import Literal
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
-from chrysalis.tools.sandbox import SandboxSpec, SandboxUnavailable, confine
+from chrysalis.tools.sandbox import SandboxOptions, SandboxSpec, SandboxUnavailable, confine
 
-__all__ = ["MAX_OUTPUT_CHARS", "ShellArgs", "run_command", "shell"]
+__all__ = ["MAX_OUTPUT_CHARS", "ShellArgs", "Stop", "run_command", "run_confined", "shell"]
 
 MAX_OUTPUT_CHARS = 8_000
 """Command output beyond this is cut in the middle: the head and the tail (where errors are) stay."""
@@ -118,6 +118,24 @@ def _run(
     _kill_group(proc.pid)  # background jobs it left running
     proc.wait()
     return (None if stop else proc.returncode), capture.text(), stop
+
+
+def run_confined(
+    command: str, workspace: Path, options: SandboxOptions, timeout: float, *, writable: bool = True
+) -> tuple[int | None, str, Stop | None]:
+    """Run ``command`` confined to ``workspace``: (exit code, output, why it was stopped); no code when stopped.
+
+    For callers that run commands of their own outside a tool call (repair validating a candidate
+    in a copy of the workspace).
+
+    Raises:
+        SandboxUnavailable: no sandbox works here and ``options`` do not allow running unconfined.
+    """
+    confined = confine(SandboxSpec(workspace, writable=writable, options=options), command)
+    try:
+        return _run(confined.argv, workspace, confined.env, timeout, options.limits.output_bytes)
+    finally:
+        confined.close()
 
 
 def run_command(command: str, ctx: ToolContext, timeout: float | None = None) -> tuple[int | None, str]:

@@ -1,0 +1,111 @@
+"""Choosing among candidates that pass: red flags first, then a vote on the normalised patch, then the smallest diff.
+
+Passing the tests is not enough for a patch a reviewer would merge. A candidate is red-flagged and
+dropped when it
+
+- ``edits_tests``: changes a test file;
+- ``deletes_assertions``: has fewer ``assert`` statements than the code it replaces;
+- ``special_cases_inputs``: adds a comparison with a literal that appears in the tests (``if n == 7``);
+- ``dead_code``: leaves statements after a ``return``, ``raise``, ``break`` or ``continue`` in the same block.
+
+The rest are grouped by their normalised form (the AST of the patched file, so whitespace, comments
+and quoting do not split a vote) and counted with seed 001's ``vote`` (each passing candidate is one
+voter; ``rule="first"`` with the config's ``k``); ``consensus`` says whether the winner reached
+``k``. Between forms with the same count the smaller diff wins: the fewest changed lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from chrysalis.repair.candidates import Candidate
+from chrysalis.repair.localise import is_test_file
+from chrysalis.tools.clean_edit import unreachable
+from chrysalis.voting import Vote, VotingConfig, vote
+
+__all__ = ["Choice", "choose", "normalised", "red_flags"]
+
+_TRIVIAL = (0, 1, -1, None, True, False, "", 2)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The winning candidate, its votes, and how many were flagged (by flag)."""
+
+    winner: Candidate
+    votes: int
+    consensus: bool
+    counts: dict[str, int]
+    """Votes per normalised form, by the form's first candidate index (``"#3"``)."""
+
+
+def red_flags(candidate: Candidate, original: str, test_texts: Sequence[str]) -> list[str]:
+    """The red flags ``candidate`` raises against the ``original`` file and the tests' source texts."""
+    assert candidate.new_text is not None
+    flags: list[str] = []
+    if is_test_file(candidate.suspect.path):
+        flags.append("edits_tests")
+    old_tree, new_tree = ast.parse(original), ast.parse(candidate.new_text)
+    if _count(new_tree, ast.Assert) < _count(old_tree, ast.Assert):
+        flags.append("deletes_assertions")
+    if _special_cases(old_tree, new_tree, test_texts):
+        flags.append("special_cases_inputs")
+    if len(unreachable(new_tree)) > len(unreachable(old_tree)):
+        flags.append("dead_code")
+    return flags
+
+
+def normalised(candidate: Candidate) -> str:
+    """The patched file's AST: whitespace, comments and quoting do not count."""
+    assert candidate.new_text is not None
+    return ast.dump(ast.parse(candidate.new_text))
+
+
+def choose(passing: Sequence[Candidate], config: VotingConfig) -> Choice:
+    """Vote among ``passing`` (already red-flag free) on their normalised form; ties go to the smaller diff.
+
+    Raises:
+        ValueError: ``passing`` is empty.
+    """
+    if not passing:
+        raise ValueError("choose needs at least one passing candidate")
+    keys = [normalised(c) for c in passing]
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    pool = VotingConfig(n=len(passing), k=config.k, rule="first", max_samples=len(passing))
+    result: Vote = vote(lambda i: keys[i], pool)
+    tally = {str(key): n for key, n in result.counts.items()}
+    best = max(tally.items(), key=lambda item: (item[1], -passing[first[item[0]]].changed_lines))
+    winner = passing[first[best[0]]]
+    counts = {f"#{passing[first[key]].index}": n for key, n in tally.items()}
+    return Choice(winner, best[1], best[1] >= config.k, counts)
+
+
+def _count(tree: ast.AST, kind: type[ast.AST]) -> int:
+    return sum(1 for node in ast.walk(tree) if isinstance(node, kind))
+
+
+def _special_cases(old: ast.AST, new: ast.AST, test_texts: Sequence[str]) -> bool:
+    """A comparison the patch added holds a non-trivial literal that the tests spell out."""
+    before = {ast.dump(node) for node in ast.walk(old) if isinstance(node, ast.Compare)}
+    for node in ast.walk(new):
+        if not isinstance(node, ast.Compare) or ast.dump(node) in before:
+            continue
+        for const in (c for c in ast.walk(node) if isinstance(c, ast.Constant)):
+            if const.value in _TRIVIAL or isinstance(const.value, bool):
+                continue
+            if any(repr(const.value) in text for text in test_texts):
+                return True
+    return False
+
+
+def test_sources(root: Path) -> list[str]:
+    """The text of every test file under ``root`` (what ``special_cases_inputs`` compares literals with)."""
+    texts = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if is_test_file(rel) and not rel.startswith((".venv/", "venv/")):
+            texts.append(path.read_text(errors="replace"))
+    return texts

@@ -1,0 +1,266 @@
+"""Generate-and-validate repair: localise, sample many candidates, validate each in a copy, vote, apply.
+
+    localise   run the tests once under coverage; rank the suspicious functions (``localise.py``)
+    sample     draw candidates for the top suspects, decorrelated by voter index (``candidates.py``)
+    validate   each candidate in its own copy of the workspace: the failing tests first, then the
+               whole suite, each under a timeout; validation runs in threads while sampling goes on
+    choose     drop red-flagged candidates, vote on the normalised patch, prefer the smallest diff
+    iterate    if none passes: the closest failures go back into the prompt, one more suspect is
+               tried, and twice the samples are drawn, until ``max_samples`` or ``rounds``
+    apply      the winner is written with a checkpoint, so ``chrysalis undo`` takes it back
+
+Sampling stops early once ``k`` passing candidates agree (seed 001's first-to-k over the patches
+that passed). Candidates with the same normalised form are validated once. Nothing touches the
+workspace until the winner is applied, and only if the file is still as it was when repair began.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chrysalis.agent.events import Event, RepairEnd, RepairRound
+from chrysalis.llm.sampling import Sampler
+from chrysalis.repair.candidates import Candidate, CandidateSource
+from chrysalis.repair.choose import choose, normalised, red_flags, test_sources
+from chrysalis.repair.localise import Localisation, localise
+from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
+from chrysalis.stores.checkpoints import CheckpointStore
+from chrysalis.tools.sandbox import SandboxOptions
+from chrysalis.voting import VotingConfig
+
+__all__ = ["RepairConfig", "RepairReport", "Repairer"]
+
+FEEDBACK_CANDIDATES = 2
+FEEDBACK_LINES = 8
+
+
+@dataclass(frozen=True)
+class RepairConfig:
+    """How hard to try: samples per round (doubling each round), rounds, suspects, timeouts, the vote."""
+
+    test_command: str
+    samples: int = 10
+    """Candidates drawn in the first round; each later round draws twice as many."""
+    max_samples: int = 40
+    rounds: int = 3
+    suspects: int = 2
+    """Suspects sampled in the first round; each later round adds one."""
+    test_timeout: float = 60.0
+    """Seconds for one test run of one candidate (an infinite loop is a common wrong patch)."""
+    voting: VotingConfig = field(default_factory=lambda: VotingConfig.level("medium"))
+    concurrency: int = 2
+    """Candidates validated at once."""
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What repair did: the winner (if any), whether it was applied, and what it cost."""
+
+    success: bool
+    applied: bool
+    winner: Candidate | None
+    localisation: Localisation
+    samples: int
+    passed: int
+    votes: int
+    consensus: bool
+    rounds: int
+    tokens: int
+    seconds: float
+    flagged: dict[str, int]
+    problem: str | None = None
+
+
+@dataclass
+class _Verdict:
+    passed: bool
+    run: TestRun
+
+
+class Repairer:
+    """Repairs one workspace's failing tests with one model."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        sampler: Sampler,
+        config: RepairConfig,
+        *,
+        options: SandboxOptions | None = None,
+        checkpoints: CheckpointStore | None = None,
+        run_id: str = "repair",
+        emit: Callable[[Event], None] | None = None,
+    ) -> None:
+        self.workspace = workspace.resolve()
+        self.sampler = sampler
+        self.config = config
+        self.options = options or SandboxOptions()
+        self.checkpoints = checkpoints
+        self.run_id = run_id
+        self.emit = emit or (lambda _event: None)
+        self._verdicts: dict[str, asyncio.Future[_Verdict]] = {}
+        """One validation per normalised form, shared by every candidate of that form."""
+        self._keys: dict[asyncio.Task[tuple[Candidate, _Verdict]], str] = {}
+        self._gate = asyncio.Semaphore(config.concurrency)
+
+    async def run(self, *, apply: bool = True) -> RepairReport:
+        """Repair the failing tests; with ``apply``, write the winning patch to the workspace."""
+        started = time.perf_counter()
+        cfg = self.config
+        located = await asyncio.to_thread(localise, self.workspace, cfg.test_command, self.options, cfg.test_timeout)
+        if located.run.ok:
+            return self._end(located, started, problem="the tests already pass: nothing to repair")
+        if not located.suspects:
+            return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
+        originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
+        source = CandidateSource(self.sampler, self.workspace, located.run.output)
+        tests = test_sources(self.workspace)
+        passing: list[Candidate] = []
+        failing: list[tuple[Candidate, TestRun]] = []
+        flagged: Counter[str] = Counter()
+        drawn = tokens = rounds = 0
+        hint = ""
+        for round_no in range(cfg.rounds):
+            budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
+            if budget <= 0:
+                break
+            rounds += 1
+            round_started = time.perf_counter()
+            suspects = located.suspects[: cfg.suspects + round_no]
+            tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]] = []
+            unusable, round_flags, round_drawn = 0, Counter[str](), 0
+            for j in range(budget):
+                candidate = await source.draw(suspects[j % len(suspects)], drawn, hint=hint)
+                drawn += 1
+                round_drawn += 1
+                tokens += candidate.tokens
+                if candidate.new_text is None:
+                    unusable += 1
+                    continue
+                flags = red_flags(candidate, originals[candidate.suspect.path], tests)
+                if flags:
+                    round_flags.update(flags)
+                    continue
+                task = self._schedule(candidate, located.run.failed)
+                tasks.append(task)
+                if await self._agreed(tasks, normalised(candidate)):
+                    break
+            results = await asyncio.gather(*tasks)
+            passing += [c for c, v in results if v.passed]
+            failing += [(c, v.run) for c, v in results if not v.passed]
+            flagged.update(round_flags)
+            self.emit(RepairRound(run_id=self.run_id, round=rounds, suspects=tuple(s.to_json() for s in suspects),
+                                  samples=round_drawn, passed=sum(v.passed for _, v in results),
+                                  unusable=unusable, flagged=dict(round_flags),
+                                  seconds=round(time.perf_counter() - round_started, 2)))  # fmt: skip
+            if passing:
+                break
+            hint = _feedback(failing)
+        if not passing:
+            return self._end(located, started, samples=drawn, tokens=tokens, rounds=rounds, flagged=flagged,
+                             problem=f"no candidate passed the tests ({drawn} drawn)")  # fmt: skip
+        choice = choose(passing, cfg.voting)
+        applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
+        problem = (
+            None if applied or not apply else f"{choice.winner.suspect.path} changed while repair ran; not applied"
+        )
+        return self._end(located, started, winner=choice.winner, applied=applied, samples=drawn, tokens=tokens,
+                         rounds=rounds, flagged=flagged, passed=len(passing), votes=choice.votes,
+                         consensus=choice.consensus, problem=problem)  # fmt: skip
+
+    async def _agreed(self, tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]], key: str) -> bool:
+        """``k`` candidates of the newest one's normalised form passed: drawing more would not change the vote.
+
+        Once ``k`` candidates of one form are drawn, sampling waits for their (single, shared)
+        validation rather than drawing on: if they pass, the vote is decided.
+        """
+        if sum(1 for task in tasks if self._keys[task] == key) < self.config.voting.k:
+            return False
+        return (await asyncio.shield(self._verdicts[key])).passed
+
+    def _schedule(self, candidate: Candidate, failed: tuple[str, ...]) -> asyncio.Task[tuple[Candidate, _Verdict]]:
+        """Start validating ``candidate`` (once per normalised form; the others share that verdict)."""
+        key = normalised(candidate)
+        if key not in self._verdicts:
+            self._verdicts[key] = asyncio.ensure_future(self._gated(candidate, failed))
+        shared = self._verdicts[key]
+
+        async def verdict() -> tuple[Candidate, _Verdict]:
+            return candidate, await asyncio.shield(shared)
+
+        task = asyncio.create_task(verdict())
+        self._keys[task] = key
+        return task
+
+    async def _gated(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
+        async with self._gate:
+            return await asyncio.to_thread(self._validate, candidate, failed)
+
+    def _validate(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
+        """In a fresh copy of the workspace: the failing tests first, then the whole suite."""
+        assert candidate.new_text is not None
+        cfg = self.config
+        with WorkspaceCopy(self.workspace) as copy:
+            (copy.root / candidate.suspect.path).write_text(candidate.new_text, encoding="utf-8")
+            first = run_tests(cfg.test_command, copy.root, self.options, cfg.test_timeout, only=failed)
+            if not first.ok:
+                return _Verdict(False, first)
+            whole = run_tests(cfg.test_command, copy.root, self.options, cfg.test_timeout)
+            return _Verdict(whole.ok, whole)
+
+    def _apply(self, winner: Candidate, original: str) -> bool:
+        """Write the winning patch (checkpointed) if the file is still as repair read it."""
+        assert winner.new_text is not None
+        target = self.workspace / winner.suspect.path
+        if target.read_text(encoding="utf-8") != original:
+            return False
+        if self.checkpoints is not None:
+            self.checkpoints.snapshot(self.run_id, self.workspace, target)
+        target.write_text(winner.new_text, encoding="utf-8")
+        return True
+
+    def _end(
+        self,
+        located: Localisation,
+        started: float,
+        *,
+        winner: Candidate | None = None,
+        applied: bool = False,
+        samples: int = 0,
+        tokens: int = 0,
+        rounds: int = 0,
+        flagged: Counter[str] | None = None,
+        passed: int = 0,
+        votes: int = 0,
+        consensus: bool = False,
+        problem: str | None = None,
+    ) -> RepairReport:
+        seconds = round(time.perf_counter() - started, 2)
+        success = winner is not None and problem is None
+        report = RepairReport(success, applied, winner, located, samples, passed, votes, consensus, rounds, tokens,
+                              seconds, dict(flagged or {}), problem)  # fmt: skip
+        self.emit(RepairEnd(run_id=self.run_id, success=success, applied=applied,
+                            path=winner.suspect.path if winner else None, diff=winner.diff if winner else "",
+                            samples=samples, passed=passed, votes=votes, consensus=consensus, rounds=rounds,
+                            tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
+        return report
+
+
+def _feedback(failing: list[tuple[Candidate, TestRun]]) -> str:
+    """The closest failures (fewest failing tests), for the next round's prompt: conversational repair."""
+    closest = sorted(failing, key=lambda item: (len(item[1].failed) or 99, item[0].changed_lines))
+    parts: list[str] = []
+    seen: set[str] = set()
+    for candidate, run in closest:
+        if candidate.diff in seen or len(parts) == FEEDBACK_CANDIDATES:
+            continue
+        seen.add(candidate.diff)
+        change = "\n".join(line for line in candidate.diff.splitlines()[2:] if line[:1] in "+-")
+        tail = "\n".join(run.output.strip().splitlines()[-FEEDBACK_LINES:])
+        parts.append(f"This change was tried and the tests still fail:\n{change}\n{tail}")
+    return "\n\n".join(parts)

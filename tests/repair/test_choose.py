@@ -1,0 +1,90 @@
+"""Choosing a patch: each red flag, the vote on normalised patches, the smaller diff on a tie; applying replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chrysalis.repair.candidates import Candidate, apply_reply, minimise
+from chrysalis.repair.choose import choose, red_flags
+from chrysalis.repair.localise import Suspect
+from chrysalis.tools.clean_edit import unreachable
+from chrysalis.voting import VotingConfig
+
+ORIGINAL = 'def subtract(a, b):\n    """Subtract b from a."""\n    return a + b\n'
+SUSPECT = Suspect("calc.py", "subtract", 1, 3, 1.0, (3,))
+TESTS = ["from calc import subtract\n\n\ndef test_subtract():\n    assert subtract(5, 3) == 2\n"]
+
+
+def candidate(new_text: str, index: int = 0, *, path: str = "calc.py", changed: int = 2) -> Candidate:
+    suspect = Suspect(path, "subtract", 1, 3, 1.0, (3,))
+    return Candidate(index, suspect, "function", "{}", new_text, None, "", changed, 0, 0.0)
+
+
+def test_a_clean_fix_raises_no_flag() -> None:
+    assert red_flags(candidate(ORIGINAL.replace("a + b", "a - b")), ORIGINAL, TESTS) == []
+
+
+@pytest.mark.parametrize(
+    ("new_text", "flag", "path"),
+    [
+        (ORIGINAL.replace("    return a + b", "    return a - b\n    return a + b"), "dead_code", "calc.py"),
+        (
+            ORIGINAL.replace("    return a + b", "    if a == 5:\n        return 2\n    return a + b"),
+            "special_cases_inputs",
+            "calc.py",
+        ),
+        (ORIGINAL.replace("a + b", "a - b"), "edits_tests", "tests/test_calc.py"),
+        ("def subtract(a, b):\n    return a - b\n", "deletes_assertions", "calc.py"),
+    ],
+)
+def test_each_red_flag(new_text: str, flag: str, path: str) -> None:
+    original = (
+        ORIGINAL if flag != "deletes_assertions" else ORIGINAL.replace("    return", "    assert b >= 0\n    return")
+    )
+    assert flag in red_flags(candidate(new_text, path=path), original, TESTS)
+
+
+def test_dead_code_already_there_is_not_the_patchs_fault() -> None:
+    dead = ORIGINAL + "\n\ndef old():\n    return 1\n    print('never')\n"
+    assert [line for line, _ in unreachable(__import__("ast").parse(dead))] == [8]
+    assert red_flags(candidate(dead.replace("a + b", "a - b")), dead, TESTS) == []
+
+
+def test_the_vote_counts_normalised_patches_and_a_tie_goes_to_the_smaller_diff() -> None:
+    right = ORIGINAL.replace("a + b", "a - b")
+    same_right = ORIGINAL.replace("a + b", "a-b  # fixed")  # the same program: one vote with the first
+    other = ORIGINAL.replace("return a + b", "return -(b - a) * -1")
+    chosen = choose([candidate(other, 0), candidate(right, 1), candidate(same_right, 2)], VotingConfig(n=1, k=2))
+    assert chosen.winner.index == 1 and chosen.votes == 2 and chosen.consensus
+    tie = choose([candidate(other, 0, changed=4), candidate(right, 1, changed=2)], VotingConfig(n=1, k=2))
+    assert tie.winner.index == 1 and tie.votes == 1 and not tie.consensus
+    with pytest.raises(ValueError, match="at least one"):
+        choose([], VotingConfig(n=1, k=1))
+
+
+def test_a_line_reply_with_the_wrong_number_lands_on_the_line_it_corrects() -> None:
+    text, problem = apply_reply(ORIGINAL, SUSPECT, "line", json.dumps({"line": 2, "code": "return a - b"}))
+    assert problem is None and text == ORIGINAL.replace("a + b", "a - b")
+
+
+@pytest.mark.parametrize(
+    ("form", "reply", "problem"),
+    [
+        ("line", "not json", "not the JSON asked for"),
+        ("line", json.dumps({"line": 3, "code": "return a - b\nreturn 0"}), "more than one line"),
+        ("line", json.dumps({"line": 3, "code": "return a + b"}), "changes nothing"),
+        ("function", json.dumps({"code": "def subtract(a, b):\n    return (a -"}), "does not parse"),
+    ],
+)
+def test_replies_that_cannot_be_applied_say_why(form: str, reply: str, problem: str) -> None:
+    text, why = apply_reply(ORIGINAL, SUSPECT, form, reply)  # type: ignore[arg-type]
+    assert text is None and why is not None and problem in why
+
+
+def test_a_rewritten_function_keeps_only_the_hunks_that_change_the_program() -> None:
+    rewritten = 'def subtract(a, b):\n    """\n    Subtracts.\n    """\n    return a - b\n'
+    assert minimise(ORIGINAL, rewritten) == ORIGINAL.replace("a + b", "a - b")
+    broken_docstring = 'def subtract(a, b):\n    """Subtract b from a.""\n    return a - b\n'
+    assert minimise(ORIGINAL, broken_docstring) == ORIGINAL.replace("a + b", "a - b")

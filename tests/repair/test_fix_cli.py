@@ -1,0 +1,43 @@
+"""``chrysalis fix``: a scripted model over HTTP, ``--json`` events, undo, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from chrysalis.llm.testing import ScriptedOpenAIServer
+from tests.helpers import assert_clean_error, chrysalis
+from tests.repair.conftest import FIXED_LINE, STATS
+
+RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
+
+
+def test_fix_applies_reports_json_events_and_undo_takes_it_back(project: Path) -> None:
+    with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
+        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--json",
+                         cwd=project)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["repair_round", "repair_end"]
+    end = events[-1]
+    assert end["success"] and end["applied"] and end["votes"] == 2 and "+" + FIXED_LINE.rstrip() in end["diff"]
+    assert FIXED_LINE in (project / "stats.py").read_text()
+    undone = chrysalis("undo", cwd=project)
+    assert undone.returncode == 0, undone.stderr
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_fix_at_level_1_shows_the_patch_and_writes_nothing(project: Path) -> None:
+    with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
+        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--level", "1",
+                         cwd=project, env={"COLUMNS": "200"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "not applied" in done.stdout and "use --level 2" in done.stdout and "+    return total / len" in done.stdout
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_clean_error(chrysalis("fix", cwd=empty), 2, "No test command", "--test")
+    assert_clean_error(chrysalis("fix", "--samples", "0", cwd=empty), 2, "--samples 0")

@@ -1,0 +1,108 @@
+"""Generate-and-validate repair end to end with a scripted model: isolation, timeouts, rounds, the vote, apply."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from chrysalis.agent.events import Event, RepairEnd, RepairRound
+from chrysalis.llm.sampling import Sampler
+from chrysalis.llm.testing import ScriptedChatBackend
+from chrysalis.repair import RepairConfig, Repairer
+from chrysalis.stores import Stores
+from chrysalis.voting import VotingConfig
+from tests.repair.conftest import FIXED_LINE, STATS
+
+PYTEST = "python -m pytest -q -p no:cacheprovider"
+RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
+OFF_BY_ONE_NUMBER = json.dumps({"line": 5, "code": "return total / len(values)"})  # small models miscount lines
+WRONG = json.dumps({"line": 6, "code": "return total / (len(values) + 2)"})
+LOOPS = json.dumps({"code": "def mean(values):\n    while True:\n        pass"})
+WRITES = json.dumps({"code": "def mean(values):\n    open('planted.txt', 'w').write('x')\n"
+                              "    return sum(values) / len(values)"})  # fmt: skip
+SPECIAL = json.dumps({"code": "def mean(values):\n    if values == [5]:\n        return 5\n"
+                               "    if values == [2, 4, 6]:\n        return 4\n    return 0"})  # fmt: skip
+
+
+def repairer(project: Path, replies: list[str], events: list[Event], **config: object) -> Repairer:
+    backend = ScriptedChatBackend(replies, supports_json_schema=True)
+    settings = {"samples": 2, "max_samples": 8, "voting": VotingConfig(n=1, k=2), "test_timeout": 30.0} | config
+    return Repairer(project, Sampler(backend, max_tokens=300), RepairConfig(PYTEST, **settings),  # type: ignore[arg-type]
+                    emit=events.append)  # fmt: skip
+
+
+def test_repair_applies_the_voted_one_line_fix(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [RIGHT, WRONG, OFF_BY_ONE_NUMBER], events, samples=3).run())
+    assert report.success and report.applied and report.votes == 2 and report.consensus
+    assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+    end = events[-1]
+    assert isinstance(end, RepairEnd) and end.success and end.path == "stats.py"
+    assert [line for line in end.diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
+        "-    return total / (len(values) + 1)", "+" + FIXED_LINE.rstrip("\n")]  # fmt: skip
+    (round_one,) = [e for e in events if isinstance(e, RepairRound)]
+    assert round_one.samples == 3 and round_one.passed == 2 and round_one.suspects[0]["function"] == "mean"
+
+
+def test_candidates_run_in_copies_and_their_writes_never_reach_the_workspace(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [RIGHT, WRITES], events, voting=VotingConfig(n=1, k=1)).run(apply=False))
+    assert report.success and not report.applied and report.passed >= 1
+    assert not (project / "planted.txt").exists() and (project / "stats.py").read_text() == STATS
+
+
+def test_a_candidate_that_loops_forever_is_stopped_by_the_timeout_and_fails(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=3.0,
+                                  voting=VotingConfig(n=1, k=1)).run())  # fmt: skip
+    assert report.success and report.winner is not None and report.winner.reply == RIGHT
+
+
+def test_when_nothing_passes_a_second_round_draws_more_with_the_failures_as_feedback(project: Path) -> None:
+    events: list[Event] = []
+    backend_replies = [WRONG, SPECIAL, RIGHT, RIGHT, RIGHT, RIGHT]
+    rep = repairer(project, backend_replies, events, samples=2, max_samples=6)
+    report = asyncio.run(rep.run())
+    rounds = [e for e in events if isinstance(e, RepairRound)]
+    assert [r.round for r in rounds] == [1, 2] and rounds[0].passed == 0
+    assert rounds[0].flagged == {"special_cases_inputs": 1}
+    assert report.success and report.rounds == 2
+    backend = rep.sampler.backend
+    assert isinstance(backend, ScriptedChatBackend)
+    second_round_prompt = backend.calls[2][-1].content
+    assert "This change was tried and the tests still fail" in second_round_prompt
+    assert "(len(values) + 2)" in second_round_prompt
+
+
+def test_no_candidate_passing_is_a_clear_failure_that_changes_nothing(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [WRONG] * 6, events, samples=2, max_samples=4).run())
+    assert not report.success and report.problem == "no candidate passed the tests (4 drawn)"
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_passing_tests_need_no_repair(project: Path) -> None:
+    (project / "stats.py").write_text(STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE))
+    report = asyncio.run(repairer(project, [], []).run())
+    assert not report.success and report.samples == 0 and "already pass" in str(report.problem)
+
+
+def test_an_applied_patch_is_checkpointed_and_undo_restores_it(project: Path, chrysalis_home: Path) -> None:
+    with Stores.open(chrysalis_home) as stores:
+        backend = ScriptedChatBackend([RIGHT, RIGHT], supports_json_schema=True)
+        config = RepairConfig(PYTEST, samples=2, voting=VotingConfig(n=1, k=2))
+        report = asyncio.run(Repairer(project, Sampler(backend), config, checkpoints=stores.checkpoints,
+                                      run_id="fix1").run())  # fmt: skip
+        assert report.applied and FIXED_LINE in (project / "stats.py").read_text()
+        stores.checkpoints.undo(project, "fix1")
+    assert (project / "stats.py").read_text() == STATS
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_sampling_stops_once_k_passing_candidates_agree(project: Path, k: int) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [RIGHT] * 8, events, samples=8, voting=VotingConfig(n=1, k=k)).run())
+    assert report.success and report.samples < 8  # it did not draw the whole round
