@@ -73,3 +73,11 @@ def test_other_files_and_decorated_redefinitions_are_not_checked(ws: Path, ctx: 
     )
     assert write_file({"path": "a.py", "content": prop}, ctx).ok
     assert duplicated_functions(ast.parse(prop)) == [] and unreachable(ast.parse(prop)) == []
+
+
+def test_an_ambiguous_edit_names_each_function_and_gives_an_old_text_for_each(ws: Path, ctx: ToolContext) -> None:
+    (ws / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\n" + CALC)
+    result = edit_file({"path": "calc.py", "old_text": "    return a + b\n", "new_text": "    return a - b\n"}, ctx)
+    assert not result.ok and result.error is not None
+    assert "line 2 (in add), line 7 (in subtract)" in result.error
+    assert 'For the one in subtract, old_text:\n    """Subtract b from a."""\n    return a + b' in result.error

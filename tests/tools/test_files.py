@@ -115,8 +115,9 @@ def test_edit_file_two_matches_says_how_many_and_where(ws: Path, ctx: ToolContex
     result = edit_file({"path": "a.py", "old_text": "x = 1", "new_text": "x = 3"}, ctx)
     assert not result.ok
     assert result.error == (
-        "old_text occurs 2 times in a.py (at lines 1, 3); it must occur exactly once. "
-        "Include more surrounding lines in old_text so it matches only one place."
+        "old_text occurs 2 times in a.py: line 1, line 3; it must occur exactly once. "
+        "Include the line above it in old_text (and the same line at the start of new_text).\n"
+        "For the one at line 3, old_text:\ny = 2\nx = 1"
     )
     assert writes.calls == []
     assert (ws / "a.py").read_text() == "x = 1\ny = 2\nx = 1\n"

@@ -282,9 +282,10 @@ class AgentSession:
         learned = self.stores.context.load(AGENT_CONTEXT)
         hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
         plan = plan_for(s.priority)
+        repair = self._repair(run_id)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
                                      guidance=plan.guidance)  # fmt: skip
-        offered = self.tools | (subagents.tools() if subagents is not None else {})
+        offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge())  # fmt: skip
 
@@ -294,6 +295,20 @@ class AgentSession:
         return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
                         history=self.history, emit=self._emit, price=price,
                         check_retries=plan.check_retries)  # fmt: skip
+
+    def _repair(self, run_id: str) -> dict[str, ToolSpec]:
+        """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""
+        from chrysalis.agent.repair_tool import has_sampling_path, pointing_to_repair, repair_tool
+
+        s = self.settings
+        if self._tools_given or self.profile not in ("coder", "all") or s.level < 2 or s.mode != "code":
+            return {}
+        if not has_sampling_path(self.active_model, s):
+            return {}
+        tools = {"repair": repair_tool(s, self.active_model, run_id, self.stores.checkpoints, self._emit)}
+        if "run_tests" in self.tools:
+            tools["run_tests"] = pointing_to_repair(self.tools["run_tests"])
+        return tools
 
     def _check_budget(self) -> None:
         """A budget on a model whose price is unknown would never stop anything: refuse it up front."""

@@ -17,17 +17,18 @@ workspace until the winner is applied, and only if the file is still as it was w
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.candidates import Candidate, CandidateSource
 from chrysalis.repair.choose import choose, normalised, red_flags, test_sources
-from chrysalis.repair.localise import Localisation, localise
+from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.sandbox import SandboxOptions
@@ -55,6 +56,8 @@ class RepairConfig:
     voting: VotingConfig = field(default_factory=lambda: VotingConfig.level("medium"))
     concurrency: int = 2
     """Candidates validated at once."""
+    hint: str | None = None
+    """A file or function name where the bug probably is: matching suspects go first."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,9 @@ class Repairer:
             return self._end(located, started, problem="the tests already pass: nothing to repair")
         if not located.suspects:
             return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
+        if cfg.hint:
+            hinted = [s for s in located.suspects if _matches(cfg.hint, s)]
+            located = replace(located, suspects=(*hinted, *(s for s in located.suspects if s not in hinted)))
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
         source = CandidateSource(self.sampler, self.workspace, located.run.output)
         tests = test_sources(self.workspace)
@@ -249,6 +255,12 @@ class Repairer:
                             samples=samples, passed=passed, votes=votes, consensus=consensus, rounds=rounds,
                             tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
         return report
+
+
+def _matches(hint: str, suspect: Suspect) -> bool:
+    """The hint names the suspect's function or file (``subtract``, ``calc.py``, "the bug in subtract")."""
+    words = set(re.findall(r"[\w.]+", hint))
+    return bool({suspect.function, suspect.function.rsplit(".", 1)[-1], suspect.path, Path(suspect.path).stem} & words)
 
 
 def _feedback(failing: list[tuple[Candidate, TestRun]]) -> str:

@@ -8,6 +8,7 @@ usual trap for small models.
 
 from __future__ import annotations
 
+import ast
 import difflib
 from pathlib import Path
 
@@ -165,6 +166,38 @@ class EditFileArgs(ToolArgs):
     new_text: str = Field(description="Text to put in its place.")
 
 
+def _ambiguous_message(text: str, old_text: str, shown: str, count: int) -> str:
+    """Where ``old_text`` occurs, in which function, and for each place an ``old_text`` that names only it.
+
+    A small model told only "include more lines" usually retries the same text; an example it can
+    copy (the line above the match, then the match) gets it to the right place.
+    """
+    starts = _match_lines(text, old_text)
+    lines = text.splitlines(keepends=True)
+    places, examples = [], []
+    for start in starts[:3]:
+        where = _enclosing_function(text, start)
+        places.append(f"line {start}" + (f" (in {where})" if where else ""))
+        above = next((lines[n - 1] for n in range(start - 1, 0, -1) if lines[n - 1].strip()), None)
+        if above is not None and text.count(above + old_text) == 1:
+            label = f"the one in {where}" if where else f"the one at line {start}"
+            examples.append(f"For {label}, old_text:\n{above}{old_text}")
+    message = (f"old_text occurs {count} times in {shown}: {', '.join(places)}; it must occur exactly once. "
+               "Include the line above it in old_text (and the same line at the start of new_text).")  # fmt: skip
+    return "\n".join([message, *examples])
+
+
+def _enclosing_function(text: str, line: int) -> str | None:
+    """The name of the innermost function holding ``line`` of Python ``text``, if it parses."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    holders = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+               and node.lineno <= line <= (node.end_lineno or node.lineno)]  # fmt: skip
+    return max(holders, key=lambda node: node.lineno).name if holders else None
+
+
 def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     path = resolve(ctx.workspace, args.path, must_exist=True, for_write=True)
     shown = relative(ctx.workspace, path)
@@ -181,11 +214,7 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         refuse_marker_match(shown, old_text, text)
         raise ToolError(_no_match_message(text, old_text, shown))
     if count > 1:
-        starts = _match_lines(text, old_text)
-        raise ToolError(
-            f"old_text occurs {count} times in {shown} (at lines {', '.join(map(str, starts))}); it must occur "
-            "exactly once. Include more surrounding lines in old_text so it matches only one place."
-        )
+        raise ToolError(_ambiguous_message(text, old_text, shown, count))
     index = text.index(old_text)
     updated = text.replace(old_text, new_text, 1)
     refuse_markers(shown, text, updated)
