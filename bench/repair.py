@@ -1,0 +1,239 @@
+"""Repair benchmark: the plain agent loop against generate-and-validate repair, on one-line bugs we wrote.
+
+For every bug of ``bench/bugs`` (see ``repair_bugs.py``: 41 small classic algorithms, one injected
+bug each) and every configuration, a fresh workspace (the buggy program, its tests, a git commit)
+gets one attempt:
+
+- ``loop``: the agent (``chrysalis run`` as a library, coder tools, level 3, no approval prompts)
+  without the ``repair`` tool, told to make the failing tests pass; its timeout is the time limit.
+- ``repair-N``: ``chrysalis.repair.Repairer`` with N samples in the first round (each later round
+  doubles it, up to 7N over three rounds) and the same time limit on drawing.
+- ``agent`` (not in the default set): the agent with its ``repair`` tool, as ``make demo`` runs it.
+
+Every outcome is judged here, after the attempt, by the same rule: **fixed** when the workspace's
+tests pass and the test file is unchanged; **clean** when the program's diff touches only the bug's
+line (``Bug.is_clean``); **exact** when the program is the original again. ``said_done`` counts the
+loop's runs that ended with an answer (no error) while the tests still failed.
+
+    python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,repair-1,repair-5,repair-10,repair-20]
+                           [--bugs a,b] [--limit N] [--time-limit 170] [--resume] [--out PATH]
+
+Rows are written to ``bench/results/repair.json`` after each attempt, so an interrupted run keeps
+what it measured and ``--resume`` carries on (also with other ``--configs``: its rows are kept, and
+the summary covers every configuration in the file). The table compares configurations on the bugs every
+one of them attempted. Stores and traces go to a temporary ``CHRYSALIS_HOME``; the weights come
+from ``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from chrysalis.config import chrysalis_home, load_settings
+from repair_bugs import TEST_COMMAND, Bug, load, load_all, suite_passes
+
+RESULTS = Path(__file__).parent / "results" / "repair.json"
+DEFAULT_CONFIGS = ("loop", "repair-1", "repair-5", "repair-10", "repair-20")
+TASK = "The tests in tests/ fail. Fix the bug in the program so that they pass; do not change the tests."
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+
+
+def _git(workspace: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=workspace, capture_output=True, text=True, check=True).stdout
+
+
+def _workspace(bug: Bug, root: Path) -> Path:
+    workspace = bug.materialise(root / bug.name)
+    _git(workspace, "init", "-q")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "buggy")
+    return workspace
+
+
+def _settings(model: str, workspace: Path, time_limit: float) -> Any:
+    return load_settings({"model": model, "workspace": str(workspace), "level": 3, "yes": True,
+                          "timeout": time_limit, "mode": "code"})  # fmt: skip
+
+
+def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_repair: bool) -> dict[str, Any]:
+    """One agent run; ``with_repair`` keeps its ``repair`` tool (else the coder tools alone)."""
+    from chrysalis.agent.events import ErrorEvent, Event, RunResult
+    from chrysalis.agent.session import AgentSession
+    from chrysalis.tools.registry import profile_tools
+
+    tokens = 0
+
+    def count(event: Event) -> None:
+        nonlocal tokens
+        if isinstance(event, RunResult | ErrorEvent):
+            tokens = getattr(event, "input_tokens", 0) + getattr(event, "output_tokens", 0)
+
+    settings = _settings(model, workspace, time_limit)
+    session = AgentSession(settings, on_event=count, tools=None if with_repair else profile_tools("coder"))
+    answered = False
+    try:
+        result = asyncio.run(session.run(TASK))
+        answered, tokens = True, result.input_tokens + result.output_tokens
+    except Exception as error:  # a timeout, a step limit, a model error: the attempt failed, the bench goes on
+        print(f"  ({type(error).__name__}: {str(error)[:120]})", flush=True)
+    finally:
+        session.close()
+    return {"said_done": answered, "samples": None, "tokens": tokens}
+
+
+def run_repair(bug: Bug, workspace: Path, model: str, time_limit: float, samples: int) -> dict[str, Any]:
+    """One ``Repairer`` run with ``samples`` candidates in the first round."""
+    from chrysalis.llm.sampling import Sampler
+    from chrysalis.repair import RepairConfig, Repairer
+    from chrysalis.tools.sandbox import SandboxOptions
+
+    settings = _settings(model, workspace, time_limit)
+    sampler = Sampler.for_model(model, settings, max_tokens=512)
+    config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, time_limit=time_limit)
+    report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
+    return {"said_done": report.success, "samples": report.samples, "tokens": report.tokens,
+            "passed_candidates": report.passed, "votes": report.votes, "problem": report.problem,
+            "suspect_rank": _rank(report, bug)}  # fmt: skip
+
+
+def _rank(report: Any, bug: Bug) -> int | None:
+    """Where the buggy line's function came in the localisation (1 = first), or None when absent.
+
+    Line numbers are the buggy program's: a deleted line's place is the line that followed it.
+    """
+    for i, suspect in enumerate(report.localisation.suspects, 1):
+        if suspect.path == bug.program and suspect.start <= bug.line <= suspect.end:
+            return i
+    return None
+
+
+def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) -> dict[str, Any]:
+    """One configuration's attempt at one bug, judged after the fact."""
+    workspace = _workspace(bug, root / config)
+    started = time.perf_counter()
+    if config in ("loop", "agent"):
+        outcome = run_loop(bug, workspace, model, time_limit, with_repair=config == "agent")
+    else:
+        outcome = run_repair(bug, workspace, model, time_limit, int(config.split("-", 1)[1]))
+    seconds = time.perf_counter() - started
+    patched = (workspace / bug.program).read_text(encoding="utf-8")
+    tests_same = (workspace / bug.test_file).read_text(encoding="utf-8") == bug.tests
+    fixed = tests_same and suite_passes(workspace)
+    return {"bug": bug.name, "config": config, "category": bug.category, "kind": bug.kind, "fixed": fixed,
+            "clean": fixed and bug.is_clean(patched), "exact": fixed and bug.is_exact(patched),
+            "tests_changed": not tests_same, "seconds": round(seconds, 1), **outcome,
+            "said_done_failing": outcome["said_done"] and not fixed,
+            "diff": _git(workspace, "diff")[-2000:]}  # fmt: skip
+
+
+def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[str, Any]]:
+    """Per configuration, over the bugs that every configuration attempted (a fair comparison)."""
+    done = {config: {row["bug"] for row in rows if row["config"] == config} for config in configs}
+    common = set.intersection(*done.values()) if done else set()
+    summary: dict[str, dict[str, Any]] = {}
+    for config in configs:
+        mine = [row for row in rows if row["config"] == config and row["bug"] in common]
+        if not mine:
+            continue
+        n = len(mine)
+        fixed = sum(row["fixed"] for row in mine)
+        samples = [row["samples"] for row in mine if row["samples"] is not None]
+        summary[config] = {
+            "bugs": n, "fixed": fixed, "fixed_pct": round(100 * fixed / n, 1),
+            "clean": sum(row["clean"] for row in mine), "exact": sum(row["exact"] for row in mine),
+            "said_done_failing": sum(row["said_done_failing"] for row in mine),
+            "mean_seconds": round(sum(row["seconds"] for row in mine) / n, 1),
+            "max_seconds": max(row["seconds"] for row in mine),
+            "mean_samples": round(sum(samples) / len(samples), 1) if samples else None,
+            "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
+        }  # fmt: skip
+    if "loop" in summary:
+        base = max(summary["loop"]["fixed"], 1)
+        for row in summary.values():
+            row["times_loop"] = round(row["fixed"] / base, 1)
+    return summary
+
+
+def print_table(summary: dict[str, dict[str, Any]]) -> None:
+    print(f"\n{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'clean':>6} {'exact':>6} {'done!':>6} "
+          f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'tokens':>7} {'×loop':>6}")  # fmt: skip
+    for config, row in summary.items():
+        samples = "-" if row["mean_samples"] is None else f"{row['mean_samples']:.1f}"
+        print(f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['clean']:>6} "
+              f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
+              f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}")  # fmt: skip
+    print("done! = ended with an answer while the tests still failed")
+
+
+def _home() -> tempfile.TemporaryDirectory[str]:
+    """A throwaway CHRYSALIS_HOME that still finds the real weights."""
+    os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(chrysalis_home() / "models"))
+    home = tempfile.TemporaryDirectory(prefix="chrysalis-bench-home-")
+    os.environ["CHRYSALIS_HOME"] = home.name
+    return home
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
+    parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
+    parser.add_argument("--time-limit", type=float, default=170.0, help="seconds per attempt")
+    parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    options = parser.parse_args()
+    configs = [c.strip() for c in options.configs.split(",") if c.strip()]
+    bugs = [load(name) for name in options.bugs.split(",")] if options.bugs else load_all()
+    bugs = bugs[: options.limit] if options.limit else bugs
+    rows: list[dict[str, Any]] = []
+    if options.resume and options.out.is_file():
+        previous = json.loads(options.out.read_text())
+        rows = [row for row in previous["rows"] if previous["model"] == options.model]
+    done = {(row["bug"], row["config"]) for row in rows}
+    home = _home()
+    known = list(dict.fromkeys([*(row["config"] for row in rows), *configs]))  # earlier runs' configs count too
+    write: Callable[[], None] = lambda: _write(options, known, bugs, rows)  # noqa: E731
+    with tempfile.TemporaryDirectory(prefix="chrysalis-repair-bench-") as tmp:
+        for bug in bugs:
+            for config in configs:
+                if (bug.name, config) in done:
+                    continue
+                row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
+                rows.append(row)
+                print(f"{bug.name:<18} {config:<10} {'FIXED' if row['fixed'] else 'failed':<6} "
+                      f"{'clean' if row['clean'] else '':<5} {row['seconds']:>6.1f} s", flush=True)  # fmt: skip
+                write()
+    home.cleanup()
+    write()
+    print_table(summarise(rows, known))
+    return 0
+
+
+def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], rows: list[dict[str, Any]]) -> None:
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "model": options.model, "configs": configs, "bugs": len(bugs), "time_limit_s": options.time_limit,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "summary": summarise(rows, configs), "rows": rows,
+    }  # fmt: skip
+    options.out.write_text(json.dumps(payload, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""bench/repair_bugs.py and bench/repair.py: the bug set is sound, and "clean" and the summary mean what they say."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.helpers import load_bench_module
+
+bugs_module = load_bench_module("repair_bugs")
+bench = load_bench_module("repair")
+BUGS = bugs_module.load_all()
+
+
+def test_the_set_has_forty_bugs_of_every_kind_in_every_category() -> None:
+    assert len(BUGS) >= 40
+    kinds, categories = Counter(b.kind for b in BUGS), Counter(b.category for b in BUGS)
+    assert set(kinds) == set(bugs_module.KINDS) and min(kinds.values()) >= 5
+    assert set(categories) == set(bugs_module.CATEGORIES)
+
+
+def test_every_program_passes_its_tests_and_every_bug_fails_them() -> None:
+    assert bugs_module.check(BUGS) == []
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.name)
+def test_each_bug_is_one_line_and_the_original_is_a_clean_exact_fix(bug: object) -> None:
+    buggy, correct = bug.buggy_text(), bug.correct  # type: ignore[attr-defined]
+    assert buggy != correct
+    assert abs(len(buggy.splitlines()) - len(correct.splitlines())) <= 1
+    assert bug.is_clean(correct) and bug.is_exact(correct)  # type: ignore[attr-defined]
+
+
+def test_a_fix_that_also_changes_another_line_or_adds_dead_code_is_not_clean() -> None:
+    bug = bugs_module.load("binary_search")
+    fixed = bug.correct
+    assert not bug.is_clean(fixed.replace("    return -1\n", "    return -2 + 1\n"))
+    wrong_line = "    lo, hi = 0, len(xs)\n"
+    shadowing = bug.buggy_text().replace(wrong_line, "    lo, hi = 0, len(xs) - 1\n" + wrong_line)
+    assert not bug.is_clean(shadowing)
+    deleted = bugs_module.load("count_paths")
+    assert deleted.buggy is None and deleted.is_clean(deleted.correct)
+    assert not deleted.is_clean(deleted.buggy_text() + "\n# extra\n")
+
+
+def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted() -> None:
+    def row(bug: str, config: str, fixed: bool) -> dict[str, object]:
+        return {
+            "bug": bug,
+            "config": config,
+            "fixed": fixed,
+            "clean": fixed,
+            "exact": False,
+            "seconds": 10.0,
+            "samples": None if config == "loop" else 4,
+            "tokens": 100,
+            "said_done_failing": not fixed,
+        }
+
+    rows = [
+        row("a", "loop", True),
+        row("b", "loop", False),
+        row("a", "repair-5", True),
+        row("b", "repair-5", True),
+        row("c", "repair-5", True),
+    ]  # c has no loop row: left out of the comparison
+    summary = bench.summarise(rows, ["loop", "repair-5"])
+    assert summary["loop"]["bugs"] == summary["repair-5"]["bugs"] == 2
+    assert summary["repair-5"]["fixed"] == 2 and summary["repair-5"]["times_loop"] == 2.0
+    assert summary["loop"]["said_done_failing"] == 1 and summary["loop"]["mean_samples"] is None
