@@ -30,6 +30,7 @@ def test_a_clean_fix_raises_no_flag() -> None:
     ("new_text", "flag", "path"),
     [
         (ORIGINAL.replace("    return a + b", "    return a - b\n    return a + b"), "dead_code", "calc.py"),
+        (ORIGINAL + "\n\ndef subtract(a, b):\n    return a - b\n", "dead_code", "calc.py"),
         (
             ORIGINAL.replace("    return a + b", "    if a == 5:\n        return 2\n    return a + b"),
             "special_cases_inputs",
@@ -76,6 +77,12 @@ def test_a_line_reply_with_the_wrong_number_lands_on_the_line_it_corrects() -> N
         ("line", json.dumps({"line": 3, "code": "return a - b\nreturn 0"}), "more than one line"),
         ("line", json.dumps({"line": 3, "code": "return a + b"}), "changes nothing"),
         ("function", json.dumps({"code": "def subtract(a, b):\n    return (a -"}), "does not parse"),
+        (
+            "function",
+            json.dumps({"code": "def helper(a):\n    return a\n\n\ndef subtract(a, b):\n    return a - b"}),
+            "not just the function subtract()",
+        ),
+        ("function", json.dumps({"code": "def minus(a, b):\n    return a - b"}), "not just the function subtract()"),
     ],
 )
 def test_replies_that_cannot_be_applied_say_why(form: str, reply: str, problem: str) -> None:

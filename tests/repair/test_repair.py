@@ -29,7 +29,13 @@ SPECIAL = json.dumps({"code": "def mean(values):\n    if values == [5]:\n       
 
 def repairer(project: Path, replies: list[str], events: list[Event], **config: object) -> Repairer:
     backend = ScriptedChatBackend(replies, supports_json_schema=True)
-    settings = {"samples": 2, "max_samples": 8, "voting": VotingConfig(n=1, k=2), "test_timeout": 30.0} | config
+    settings = {
+        "samples": 2,
+        "max_samples": 8,
+        "voting": VotingConfig(n=1, k=2),
+        "test_timeout": 30.0,
+        "suspects": 1,
+    } | config
     return Repairer(project, Sampler(backend, max_tokens=300), RepairConfig(PYTEST, **settings),  # type: ignore[arg-type]
                     emit=events.append)  # fmt: skip
 
@@ -81,6 +87,14 @@ def test_no_candidate_passing_is_a_clear_failure_that_changes_nothing(project: P
     events: list[Event] = []
     report = asyncio.run(repairer(project, [WRONG] * 6, events, samples=2, max_samples=4).run())
     assert not report.success and report.problem == "no candidate passed the tests (4 drawn)"
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_a_spent_time_limit_draws_no_more_candidates_and_says_so(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [RIGHT] * 4, events, time_limit=0.0).run())
+    assert not report.success and report.samples == 0
+    assert report.problem == "no candidate passed the tests (0 drawn before the time limit)"
     assert (project / "stats.py").read_text() == STATS
 
 

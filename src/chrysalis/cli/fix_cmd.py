@@ -50,7 +50,8 @@ def fix_command(flags: dict[str, Any], *, test: str | None, samples: int, max_sa
         )
     level = plan_for(settings.priority).voting
     voting = VotingConfig.level("low" if level == "none" else level)
-    config = RepairConfig(command, samples=samples, max_samples=max(max_samples, samples), voting=voting)
+    config = RepairConfig(command, samples=samples, max_samples=max(max_samples, samples), voting=voting,
+                          time_limit=settings.timeout)  # fmt: skip
     sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
     writes = settings.level >= 2 and settings.mode == "code"

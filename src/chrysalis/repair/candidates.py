@@ -2,9 +2,13 @@
 
 A small model's single attempt is a lottery ticket; repair buys many and checks each. Voter ``i``
 is decorrelated by its index (``Sampler``: greedy for 0, then warmer, seed ``i``) and by the form of
-the edit it is asked for, alternating between
+the edit it is asked for, taking turns per suspect (two one-line samples, then a whole function):
 
-- ``line``: the number of the buggy line and its corrected text (``{"line": N, "code": "..."}``), and
+- ``line``: one corrected line. Voter 0 of this form names the buggy line itself
+  (``{"line": N, "code": "..."}``); every later one is asked about one given line, in turn, the
+  suspicious lines first and then the rest of the function top-down (``{"code": "..."}``). A small
+  model fixates on the line where the error is raised, whatever the temperature; asking line by line
+  (AlphaRepair's masked-line idea) reaches the base case or the bound that is really wrong.
 - ``function``: the whole corrected function (``{"code": "..."}``).
 
 Decoding is constrained to that JSON shape, so every reply is well-formed. The prompt puts what all
@@ -21,6 +25,7 @@ import difflib
 import json
 import textwrap
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,7 +37,8 @@ from chrysalis.repair.localise import Suspect
 __all__ = ["FORMS", "Candidate", "CandidateSource", "Form", "prompt_for"]
 
 Form = Literal["line", "function"]
-FORMS: tuple[Form, ...] = ("line", "function")
+FORMS: tuple[Form, ...] = ("line", "function", "line")
+"""The forms in turn, by index: two one-line samples (about 1.5 s each here) per whole function (about 6 s)."""
 LINE_SCHEMA = {"type": "object", "properties": {"line": {"type": "integer"}, "code": {"type": "string"}},
                "required": ["line", "code"], "additionalProperties": False}  # fmt: skip
 FUNCTION_SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"],
@@ -41,11 +47,13 @@ SYSTEM = (
     "You fix one bug in a Python function. The failing tests show the correct behaviour. Change as little as "
     "possible: fix the wrong line, do not add special cases for the tests' inputs, and never edit the tests."
 )
+CODE_SCHEMA = FUNCTION_SCHEMA
 _FORM_ASK: dict[Form, str] = {
     "line": 'Reply with JSON: {"line": <the number of the buggy line>, "code": "<that line, corrected>"}.',
     "function": 'Reply with JSON: {"code": "<the whole function, corrected>"}.',
 }
 MAX_FAILURE_LINES = 40
+MAX_CONTEXT_LINES = 24
 
 
 @dataclass(frozen=True)
@@ -72,43 +80,163 @@ class CandidateSource:
         """``sampler`` gives the backend and the token cap; ``failure`` is the failing tests' output to show."""
         self._samplers = {
             "line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=LINE_SCHEMA),
+            "at_line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=CODE_SCHEMA),
             "function": Sampler(sampler.backend, max_tokens=sampler.max_tokens, json_schema=FUNCTION_SCHEMA),
         }
         self.workspace = workspace
         self.failure = failure
+        self._turns: Counter[tuple[str, str]] = Counter()
+        """Samples drawn so far per suspect: its next form, and which line its next one-line sample asks about."""
 
     async def draw(self, suspect: Suspect, index: int, *, hint: str = "") -> Candidate:
-        """Voter ``index``'s candidate for ``suspect``: its form alternates with the index; ``hint`` adds feedback."""
-        form = FORMS[index % len(FORMS)]
+        """Candidate ``index`` for ``suspect``: its form and voter follow the suspect's turn; ``hint`` adds feedback."""
+        key = (suspect.path, suspect.function)
+        turn = self._turns[key]
+        self._turns[key] += 1
+        form = FORMS[turn % len(FORMS)]
+        voter = sum(1 for i in range(turn) if FORMS[i % len(FORMS)] == form)
         original = (self.workspace / suspect.path).read_text(encoding="utf-8")
         messages = prompt_for(suspect, original, self.failure, form, hint)
+        sampler, at = self._samplers[form], None
+        if form == "line" and voter > 0:
+            order = line_order(original, suspect)
+            if order:
+                at, voter = order[(voter - 1) % len(order)], (voter - 1) // len(order)
+                messages = prompt_for(suspect, original, self.failure, form, hint, at=at)
+                sampler = self._samplers["at_line"]
         started = time.perf_counter()
-        completion = await self._samplers[form].sample(messages, index // len(FORMS))
+        completion = await sampler.sample(messages, voter)
         seconds = time.perf_counter() - started
-        new_text, problem = apply_reply(original, suspect, form, completion.text)
+        new_text, problem = apply_reply(original, suspect, form, completion.text, at=at)
         diff, changed = _diff(suspect.path, original, new_text)
         tokens = completion.input_tokens - completion.cached_tokens + completion.output_tokens
         return Candidate(index, suspect, form, completion.text, new_text, problem, diff, changed, tokens, seconds)
 
 
-def prompt_for(suspect: Suspect, original: str, failure: str, form: Form, hint: str = "") -> list[ChatMessage]:
-    """The messages for one sample: the function with line numbers and the failures first, the form last."""
+def prompt_for(
+    suspect: Suspect, original: str, failure: str, form: Form, hint: str = "", *, at: int | None = None
+) -> list[ChatMessage]:
+    """The messages for one sample: the function with line numbers and the failures first, the form last.
+
+    With ``at``, the sample is asked to correct that one line (the ``line`` form's later voters).
+    """
     lines = original.splitlines()
     numbered = "\n".join(f"{n:>4} | {lines[n - 1]}" for n in range(suspect.start, suspect.end + 1))
     shown = "\n".join(failure.strip().splitlines()[-MAX_FAILURE_LINES:])
-    body = (f"File {suspect.path}, function {suspect.function} (lines {suspect.start}-{suspect.end}):\n{numbered}\n\n"
-            f"The tests fail:\n{shown}\n")  # fmt: skip
+    context = module_context(original, suspect)
+    body = f"The rest of {suspect.path}, in short:\n{context}\n\n" if context else ""
+    body += (f"File {suspect.path}, function {suspect.function} (lines {suspect.start}-{suspect.end}):\n{numbered}\n\n"
+             f"The tests fail:\n{shown}\n")  # fmt: skip
     if hint:
         body += f"\n{hint}\n"
-    return [ChatMessage("system", SYSTEM), ChatMessage("user", f"{body}\n{_FORM_ASK[form]}")]
+    ask = _FORM_ASK[form]
+    if at is not None:
+        ask = (f"Line {at} is:\n{lines[at - 1].strip()}\nIf this line is the bug, correct it; if it is right, repeat "
+               f'it unchanged. Reply with JSON: {{"code": "<line {at}>"}}.')  # fmt: skip
+    return [ChatMessage("system", SYSTEM), ChatMessage("user", f"{body}\n{ask}")]
 
 
-def apply_reply(original: str, suspect: Suspect, form: Form, reply: str) -> tuple[str | None, str | None]:
-    """``(new file text, None)``, or ``(None, why not)`` when the reply cannot be applied or does not parse."""
+def line_order(original: str, suspect: Suspect) -> list[int]:
+    """The suspect's one-line statements (and one-line headers) to ask about: the suspicious ones first.
+
+    The ``def`` line and the docstring are left out; lines no failing test ran follow the others, top-down.
+    """
     try:
-        data = json.loads(reply)
+        tree = ast.parse(original)
+    except SyntaxError:
+        return list(suspect.lines)
+    lines = original.splitlines()
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not suspect.start < node.lineno <= suspect.end:
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        one_line = node.end_lineno == node.lineno or lines[node.lineno - 1].rstrip().endswith(":")
+        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if one_line and not docstring:
+            found.add(node.lineno)
+    first = [n for n in dict.fromkeys((*suspect.lines, *suspect.ranked)) if n in found]
+    return first + sorted(found - set(first))
+
+
+def module_context(original: str, suspect: Suspect) -> str:
+    """The file around the suspect, in short: imports, short module-level assignments, other signatures.
+
+    A function often needs a name defined beside it (a table of constants, a helper) to be fixed;
+    the whole file would cost every sample its tokens, so only a skeleton is shown (as Agentless does).
+    """
+    try:
+        tree = ast.parse(original)
+    except SyntaxError:
+        return ""
+    lines = original.splitlines()
+    shown: list[str] = []
+    for node in tree.body:
+        start, end = node.lineno, node.end_lineno or node.lineno
+        if start <= suspect.end and end >= suspect.start:
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign) and end - start < 3:
+            shown += lines[start - 1 : end]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            shown += _signature(node, lines)
+    if len(shown) > MAX_CONTEXT_LINES:
+        shown = [*shown[:MAX_CONTEXT_LINES], "..."]
+    return "\n".join(shown)
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> list[str]:
+    """A definition's header, the first line of its docstring, and ``...`` for the body."""
+    first = node.body[0]
+    header = lines[node.lineno - 1 : first.lineno - 1]
+    body_line = lines[first.lineno - 1]
+    indent = body_line[: len(body_line) - len(body_line.lstrip())]
+    docstring = ast.get_docstring(node)
+    summary = [f'{indent}"""{docstring.strip().splitlines()[0]}"""'] if docstring else []
+    return [*header, *summary, f"{indent}..."]
+
+
+def _without_known_imports(code: str, original: str) -> str:
+    """``code`` without the leading import lines the file already has (models copy them from the context)."""
+    known = {line.strip() for line in original.splitlines() if line.startswith(("import ", "from "))}
+    lines = code.splitlines()
+    while lines and (lines[0].strip() in known or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def _not_the_function(code: str, suspect: Suspect) -> str | None:
+    """Why a whole-function reply is not just the suspect function rewritten (``None`` when it is).
+
+    A reply that adds another function beside it (often a second copy of a helper, which then
+    shadows the real one) or renames it would pass review only by accident.
+    """
+    if suspect.function == "<module>":
+        return None
+    name = suspect.function.rsplit(".", 1)[-1]
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"the reply does not parse: {exc.msg} (line {exc.lineno})"
+    defs = [node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+    others = [node for node in tree.body if node not in defs]
+    if others or len(defs) != 1 or defs[0].name != name:
+        return f"the reply is not just the function {name}()"
+    return None
+
+
+def apply_reply(
+    original: str, suspect: Suspect, form: Form, reply: str, *, at: int | None = None
+) -> tuple[str | None, str | None]:
+    """``(new file text, None)``, or ``(None, why not)`` when the reply cannot be applied or does not parse.
+
+    ``at`` is the line a ``line`` reply was asked to correct (its reply then has no line number). Either
+    way the number is a hint: the reply lands on the function's line most like it (``_target_line``).
+    """
+    try:
+        data = json.loads(reply, strict=False)  # constrained decoding may put raw newlines inside strings
         code = str(data["code"])
-        line = int(data["line"]) if form == "line" else 0
+        line = (int(data["line"]) if at is None else at) if form == "line" else 0
     except (ValueError, KeyError, TypeError):
         return None, "the reply is not the JSON asked for"
     lines = original.splitlines(keepends=True)
@@ -122,9 +250,13 @@ def apply_reply(original: str, suspect: Suspect, form: Form, reply: str) -> tupl
         indent = old[: len(old) - len(old.lstrip())]
         lines[target - 1] = indent + code.strip() + "\n"
     else:
+        code = _without_known_imports(textwrap.dedent(code.strip("\n")), original)
+        wrong = _not_the_function(code, suspect)
+        if wrong:
+            return None, wrong
         def_line = lines[suspect.start - 1]
         indent = def_line[: len(def_line) - len(def_line.lstrip())]
-        body = textwrap.indent(textwrap.dedent(code.strip("\n")), indent).rstrip() + "\n"
+        body = textwrap.indent(code, indent).rstrip() + "\n"
         lines[suspect.start - 1 : suspect.end] = body.splitlines(keepends=True)
     new_text = minimise(original, "".join(lines))
     try:
@@ -189,36 +321,54 @@ def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
 
 
 def _docstrings_restored(original: str, new: str) -> list[str]:
-    """``new``'s lines with each rewritten docstring put back as ``original`` has it (same function, by name)."""
+    """``new``'s lines with each rewritten or dropped docstring put back as ``original`` has it (by function name)."""
     lines = new.splitlines(keepends=True)
     try:
-        old_docs, new_docs = _docstring_spans(ast.parse(original)), _docstring_spans(ast.parse(new))
+        old_defs, new_defs = _definitions(ast.parse(original)), _definitions(ast.parse(new))
     except SyntaxError:
         return lines
     old_lines = original.splitlines(keepends=True)
-    for name, (start, end) in sorted(new_docs.items(), key=lambda item: -item[1][0]):  # bottom up: spans stay valid
-        if name in old_docs:
-            old_start, old_end = old_docs[name]
-            lines[start - 1 : end] = old_lines[old_start - 1 : old_end]
+    edits: list[tuple[int, int, list[str]]] = []
+    for name, node in new_defs.items():
+        old_span, new_span = _docstring_span(old_defs.get(name)), _docstring_span(node)
+        if old_span is None or not node.body:
+            continue
+        restored = old_lines[old_span[0] - 1 : old_span[1]]
+        if new_span is not None:
+            edits.append((new_span[0] - 1, new_span[1], restored))
+        else:  # dropped: insert it above the first statement, at that statement's indentation
+            first = lines[node.body[0].lineno - 1]
+            indent = first[: len(first) - len(first.lstrip())]
+            text = textwrap.indent(textwrap.dedent("".join(restored)), indent)
+            edits.append((node.body[0].lineno - 1, node.body[0].lineno - 1, text.splitlines(keepends=True)))
+    for start, end, replacement in sorted(edits, key=lambda edit: -edit[0]):  # bottom up: spans stay valid
+        lines[start:end] = replacement
     return lines
 
 
-def _docstring_spans(tree: ast.Module) -> dict[str, tuple[int, int]]:
-    """The line span of each function's and class's docstring, by qualified name."""
-    spans: dict[str, tuple[int, int]] = {}
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _definitions(tree: ast.Module) -> dict[str, Definition]:
+    """Each function and class, by qualified name."""
+    found: dict[str, Definition] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                name = prefix + child.name
-                first = child.body[0] if child.body else None
-                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                        and isinstance(first.value.value, str):  # fmt: skip
-                    spans[name] = (first.lineno, first.end_lineno or first.lineno)
-                visit(child, name + ".")
+                found[prefix + child.name] = child
+                visit(child, prefix + child.name + ".")
 
     visit(tree, "")
-    return spans
+    return found
+
+
+def _docstring_span(node: Definition | None) -> tuple[int, int] | None:
+    """The line span of ``node``'s docstring, if it has one."""
+    first = node.body[0] if node is not None and node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first.lineno, first.end_lineno or first.lineno
+    return None
 
 
 def _shape(text: str) -> str | None:

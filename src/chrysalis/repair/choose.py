@@ -6,7 +6,8 @@ dropped when it
 - ``edits_tests``: changes a test file;
 - ``deletes_assertions``: has fewer ``assert`` statements than the code it replaces;
 - ``special_cases_inputs``: adds a comparison with a literal that appears in the tests (``if n == 7``);
-- ``dead_code``: leaves statements after a ``return``, ``raise``, ``break`` or ``continue`` in the same block.
+- ``dead_code``: leaves statements after a ``return``, ``raise``, ``break`` or ``continue`` in the same block,
+  or a function defined twice (the old one shadowed, or a copy of its body beside it).
 
 The rest are grouped by their normalised form (the AST of the patched file, so whitespace, comments
 and quoting do not split a vote) and counted with seed 001's ``vote`` (each passing candidate is one
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from chrysalis.repair.candidates import Candidate
 from chrysalis.repair.localise import is_test_file
-from chrysalis.tools.clean_edit import unreachable
+from chrysalis.tools.clean_edit import duplicated_functions, unreachable
 from chrysalis.voting import Vote, VotingConfig, vote
 
 __all__ = ["Choice", "choose", "normalised", "red_flags"]
@@ -53,7 +54,9 @@ def red_flags(candidate: Candidate, original: str, test_texts: Sequence[str]) ->
         flags.append("deletes_assertions")
     if _special_cases(old_tree, new_tree, test_texts):
         flags.append("special_cases_inputs")
-    if len(unreachable(new_tree)) > len(unreachable(old_tree)):
+    if len(unreachable(new_tree)) > len(unreachable(old_tree)) or len(duplicated_functions(new_tree)) > len(
+        duplicated_functions(old_tree)
+    ):
         flags.append("dead_code")
     return flags
 

@@ -58,6 +58,8 @@ class RepairConfig:
     """Candidates validated at once."""
     hint: str | None = None
     """A file or function name where the bug probably is: matching suspects go first."""
+    time_limit: float | None = None
+    """Seconds for the whole repair: once spent, no more candidates are drawn (those drawn are still judged)."""
 
 
 @dataclass(frozen=True)
@@ -120,9 +122,7 @@ class Repairer:
             return self._end(located, started, problem="the tests already pass: nothing to repair")
         if not located.suspects:
             return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
-        if cfg.hint:
-            hinted = [s for s in located.suspects if _matches(cfg.hint, s)]
-            located = replace(located, suspects=(*hinted, *(s for s in located.suspects if s not in hinted)))
+        located = _hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
         source = CandidateSource(self.sampler, self.workspace, located.run.output)
         tests = test_sources(self.workspace)
@@ -131,9 +131,10 @@ class Repairer:
         flagged: Counter[str] = Counter()
         drawn = tokens = rounds = 0
         hint = ""
+        deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
         for round_no in range(cfg.rounds):
             budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
-            if budget <= 0:
+            if budget <= 0 or time.perf_counter() >= deadline:
                 break
             rounds += 1
             round_started = time.perf_counter()
@@ -141,6 +142,8 @@ class Repairer:
             tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]] = []
             unusable, round_flags, round_drawn = 0, Counter[str](), 0
             for j in range(budget):
+                if time.perf_counter() >= deadline:
+                    break
                 candidate = await source.draw(suspects[j % len(suspects)], drawn, hint=hint)
                 drawn += 1
                 round_drawn += 1
@@ -168,8 +171,9 @@ class Repairer:
                 break
             hint = _feedback(failing)
         if not passing:
+            spent = " before the time limit" if time.perf_counter() >= deadline else ""
             return self._end(located, started, samples=drawn, tokens=tokens, rounds=rounds, flagged=flagged,
-                             problem=f"no candidate passed the tests ({drawn} drawn)")  # fmt: skip
+                             problem=f"no candidate passed the tests ({drawn} drawn{spent})")  # fmt: skip
         choice = choose(passing, cfg.voting)
         applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
         problem = (
@@ -255,6 +259,14 @@ class Repairer:
                             samples=samples, passed=passed, votes=votes, consensus=consensus, rounds=rounds,
                             tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
         return report
+
+
+def _hinted_first(located: Localisation, hint: str | None) -> Localisation:
+    """``located`` with the suspects the hint names moved to the front."""
+    if not hint:
+        return located
+    hinted = [s for s in located.suspects if _matches(hint, s)]
+    return replace(located, suspects=(*hinted, *(s for s in located.suspects if s not in hinted)))
 
 
 def _matches(hint: str, suspect: Suspect) -> bool:

@@ -47,6 +47,8 @@ class Suspect:
     score: float
     lines: tuple[int, ...]
     """Its lines with the best score, most suspicious first."""
+    ranked: tuple[int, ...] = ()
+    """All its scored lines, most suspicious first (ties top-down)."""
 
     def to_json(self) -> dict[str, object]:
         """For the ``repair_round`` event."""
@@ -199,5 +201,6 @@ def _functions(root: Path, path: str, lines: dict[int, float]) -> list[Suspect]:
     for (start, end, name), scored in grouped.items():
         best = max(scored.values())
         top = tuple(sorted((line for line, score in scored.items() if score == best)))
-        result.append(Suspect(path, name, start, end, best, top))
+        ranked = tuple(sorted(scored, key=lambda line: (-scored[line], line)))
+        result.append(Suspect(path, name, start, end, best, top, ranked))
     return result

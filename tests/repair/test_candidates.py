@@ -1,0 +1,64 @@
+"""Candidate prompts and replies: the file's skeleton, line-by-line asking, and replies small models really give."""
+
+from __future__ import annotations
+
+import json
+
+from chrysalis.repair.candidates import apply_reply, line_order, minimise, module_context, prompt_for
+from chrysalis.repair.localise import Suspect
+
+PROGRAM = '''from collections import deque
+
+PAIRS = {")": "("}
+
+
+def helper(x):
+    """Help with x."""
+    return x
+
+
+def bfs(graph, start):
+    """Distances from start."""
+    dist = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in graph[node]:
+            dist[nxt] = dist[node] + 1
+    return dist
+'''
+BFS = Suspect("g.py", "bfs", 11, 19, 2.0, (18,), (18, 17, 13))
+
+
+def test_the_prompt_shows_the_files_skeleton_but_not_the_suspect_twice() -> None:
+    context = module_context(PROGRAM, BFS)
+    assert context.splitlines() == [
+        "from collections import deque", 'PAIRS = {")": "("}', "def helper(x):", '    """Help with x."""', "    ...",
+    ]  # fmt: skip
+    prompt = prompt_for(BFS, PROGRAM, "E KeyError: 'a'", "line")[1].content
+    assert context in prompt and prompt.count("def bfs") == 1 and "KeyError" in prompt
+
+
+def test_lines_are_asked_about_suspicious_first_then_top_down_without_def_or_docstring() -> None:
+    assert line_order(PROGRAM, BFS) == [18, 17, 13, 14, 15, 16, 19]
+
+
+def test_a_line_asked_about_is_named_in_the_prompt_and_a_fix_there_is_applied() -> None:
+    prompt = prompt_for(BFS, PROGRAM, "failure", "line", at=13)[1].content
+    assert prompt.endswith('Reply with JSON: {"code": "<line 13>"}.') and "Line 13 is:\ndist = {}" in prompt
+    text, problem = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {start: 0}"}), at=13)
+    assert problem is None and text == PROGRAM.replace("    dist = {}\n", "    dist = {start: 0}\n")
+    same, why = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {}"}), at=13)
+    assert same is None and why == "the reply changes nothing in bfs"
+
+
+def test_raw_newlines_in_the_json_string_and_imports_the_file_has_are_tolerated() -> None:
+    fixed = PROGRAM.split("def bfs")[1].replace("dist = {}", "dist = {start: 0}")
+    reply = '{"code": "from collections import deque\n\ndef bfs' + fixed.replace('"', '\\"') + '"}'
+    text, problem = apply_reply(PROGRAM, BFS, "function", reply)
+    assert problem is None and text == PROGRAM.replace("    dist = {}\n", "    dist = {start: 0}\n")
+
+
+def test_a_dropped_docstring_is_put_back_so_the_diff_shows_only_the_fix() -> None:
+    without_doc = PROGRAM.replace('    """Distances from start."""\n', "").replace("dist = {}", "dist = {start: 0}")
+    assert minimise(PROGRAM, without_doc) == PROGRAM.replace("dist = {}", "dist = {start: 0}")
