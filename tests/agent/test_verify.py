@@ -10,6 +10,7 @@ import pytest
 
 from chrysalis.agent.events import Check, Event, RedFlag, RunResult
 from chrysalis.agent.session import AgentSession
+from chrysalis.agent.verify import asks_for_a_fix
 from chrysalis.config import load_settings
 from chrysalis.stores import Stores
 from chrysalis.tools import sandbox
@@ -21,12 +22,14 @@ FIX = "    return a - b\n"
 WRONG = "    return a * b\n"
 
 
-def run(workspace: Path, script: Script, **flags: Any) -> tuple[RunResult, list[Event]]:
+def run(
+    workspace: Path, script: Script, task: str = "fix the bug so that the test passes", **flags: Any
+) -> tuple[RunResult, list[Event]]:
     events: list[Event] = []
     settings = load_settings({"workspace": workspace, **flags})
     session = AgentSession(settings, model=script.model(), on_event=events.append)
     try:
-        result = asyncio.run(session.run("fix the bug so that the test passes"))
+        result = asyncio.run(session.run(task))
     finally:
         session.close()
     return result, events
@@ -84,10 +87,33 @@ def test_without_a_test_command_nothing_can_check_it_and_the_run_succeeds(tmp_pa
     assert checks(events) == []
 
 
-def test_a_run_that_changes_nothing_is_not_held_to_failing_tests(workspace: Path) -> None:
+def test_a_question_that_changes_nothing_is_not_held_to_failing_tests(workspace: Path) -> None:
     script = Script([tool("read_file", path="calc.py"), final("subtract adds instead of subtracting.")])
-    result, events = run(workspace, script, level=3, yes=True)
+    result, events = run(workspace, script, task="why does the test fail?", level=3, yes=True)
     assert result.success and result.verified is None and checks(events) == []
+
+
+def test_a_fix_task_that_changes_nothing_cannot_say_done_while_the_tests_fail(workspace: Path) -> None:
+    script = Script([tool("read_file", path="calc.py"), final("Done."), final("Done, really."), final("Done!")])
+    result, events = run(workspace, script, level=3, yes=True)
+    assert not result.success and result.verified is False and "tests failed" in str(result.problem)
+    assert [c.passed for c in checks(events)] == [False]  # nothing changed between answers: one run of the tests
+
+
+@pytest.mark.parametrize(
+    ("task", "held"),
+    [
+        ("fix the failing test", True),
+        ("Make the tests pass", True),
+        ("repair calc.py", True),
+        ("why does the test fail?", False),
+        ("explain the bug in subtract", False),
+        ("add a docstring to subtract", False),
+        ("", False),
+    ],
+)
+def test_which_tasks_ask_for_a_fix(task: str, held: bool) -> None:
+    assert asks_for_a_fix(task) is held
 
 
 def test_the_configured_test_command_is_the_check(workspace: Path) -> None:

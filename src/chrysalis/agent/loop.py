@@ -80,7 +80,7 @@ class AgentLoop:
         self.history = setup.history
         self.guards = setup.tools.guards
         self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot,
-                                max_failures=setup.check_retries)  # fmt: skip
+                                max_failures=setup.check_retries, task=setup.task)  # fmt: skip
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self._usage = (0, 0)
         """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""

@@ -7,6 +7,10 @@ detected from its files), Chrysalis runs that command itself when the model answ
 sent back to the model with the output (at most ``MAX_FAILED_CHECKS`` times, so it can fix what
 fails); the run's outcome then follows the last check, never the model's words.
 
+A task that asks for a fix ("fix the failing test", "make the tests pass") is held to the tests
+even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
+commonest false success of a small model. A question ("why does this test fail?") is not.
+
 With no test command, nothing can check the change: the run succeeds with ``verified = None``
 (writing ``hello.txt`` in a folder without tests is not a failure). The check runs in the
 sandbox (``chrysalis.tools.sandbox``) with the workspace read-only, except at level 3 with
@@ -18,6 +22,7 @@ reason says how to fix it), unless the user passed ``--unsafe-no-sandbox``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -33,11 +38,13 @@ from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_command
 
-__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict"]
+__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_fix"]
 
 MAX_FAILED_CHECKS = 2
 """Answers sent back to the model because the check failed; after that the answer stands, unverified."""
 _MODEL_TAIL_CHARS = 2000
+_ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\bpasses\b")
+_QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
 _EVENT_TAIL_CHARS = 800
 
 
@@ -55,6 +62,14 @@ class Verdict:
 _UNCHECKED = Verdict(verified=None)
 
 
+def asks_for_a_fix(task: str) -> bool:
+    """Whether ``task`` asks for a change that makes something pass or work, rather than a question about it."""
+    words = task.strip().lower()
+    if not words or words.endswith("?") or words.split()[0] in _QUESTION_WORDS:
+        return False
+    return _ASKS_FOR_FIX.search(words) is not None
+
+
 class FinalCheck:
     """Runs the project's tests when the model answers, and remembers the verdict for the run's result."""
 
@@ -65,8 +80,11 @@ class FinalCheck:
         emit: Callable[[Event], None],
         command_snapshot: Callable[[str], AbstractContextManager[None]] | None = None,
         max_failures: int = MAX_FAILED_CHECKS,
+        task: str = "",
     ) -> None:
         self._settings = settings
+        self._fix_task = settings.level >= 2 and asks_for_a_fix(task)
+        """Held to the tests even if nothing changed (see the module's docstring)."""
         self._max_failures = max_failures
         """Failed checks sent back to the model (the priority's ``check_retries``)."""
         self._run_id = run_id
@@ -80,9 +98,10 @@ class FinalCheck:
         """``RunGuards.activity`` when the last check ran: nothing happened since means the same verdict."""
 
     def needed(self, guards: RunGuards) -> bool:
-        """A check is due when a code-mode run changed files (or tried to) and a test command exists."""
+        """A check is due when a code-mode run changed files (or tried to, or was asked to fix) and tests exist."""
         s = self._settings
-        return s.mode == "code" and s.level >= 1 and self.command is not None and guards.set_out_to_change
+        due = guards.set_out_to_change or self._fix_task
+        return s.mode == "code" and s.level >= 1 and self.command is not None and due
 
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
