@@ -224,11 +224,20 @@ def main() -> int:
     return 0
 
 
+def _commit() -> str:
+    """The code measured: HEAD, marked ``+dirty`` when the work tree has changes."""
+    root = Path(__file__).parent
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
+                           text=True)  # fmt: skip
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
 def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], rows: list[dict[str, Any]]) -> None:
     options.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "model": options.model, "configs": configs, "bugs": len(bugs), "time_limit_s": options.time_limit,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "commit": _commit(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "summary": summarise(rows, configs), "rows": rows,
     }  # fmt: skip

@@ -45,7 +45,8 @@ def test_lines_are_asked_about_suspicious_first_then_top_down_without_def_or_doc
 
 def test_a_line_asked_about_is_named_in_the_prompt_and_a_fix_there_is_applied() -> None:
     prompt = prompt_for(BFS, PROGRAM, "failure", "line", at=13)[1].content
-    assert prompt.endswith('Reply with JSON: {"code": "<line 13>"}.') and "Line 13 is:\ndist = {}" in prompt
+    assert prompt.endswith('Reply with JSON: {"code": "<line 13 of the code, as it should be>"}.')
+    assert "Line 13 is:\ndist = {}" in prompt
     text, problem = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {start: 0}"}), at=13)
     assert problem is None and text == PROGRAM.replace("    dist = {}\n", "    dist = {start: 0}\n")
     same, why = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {}"}), at=13)

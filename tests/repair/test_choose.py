@@ -65,6 +65,17 @@ def test_the_vote_counts_normalised_patches_and_a_tie_goes_to_the_smaller_diff()
         choose([], VotingConfig(n=1, k=1))
 
 
+def test_a_function_written_on_one_line_is_laid_out_as_the_file_writes_it() -> None:
+    text, problem = apply_reply(ORIGINAL, SUSPECT, "function", json.dumps({"code": "def subtract(a, b): return a - b"}))
+    assert problem is None and text == ORIGINAL.replace("a + b", "a - b")
+
+
+def test_of_two_candidates_with_the_same_program_the_smaller_diff_is_applied() -> None:
+    right = ORIGINAL.replace("a + b", "a - b")
+    chosen = choose([candidate(right, 0, changed=4), candidate(right, 1, changed=2)], VotingConfig(n=1, k=2))
+    assert chosen.winner.index == 1 and chosen.votes == 2
+
+
 def test_a_line_reply_with_the_wrong_number_lands_on_the_line_it_corrects() -> None:
     text, problem = apply_reply(ORIGINAL, SUSPECT, "line", json.dumps({"line": 2, "code": "return a - b"}))
     assert problem is None and text == ORIGINAL.replace("a + b", "a - b")

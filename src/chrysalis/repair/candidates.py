@@ -132,7 +132,7 @@ def prompt_for(
     ask = _FORM_ASK[form]
     if at is not None:
         ask = (f"Line {at} is:\n{lines[at - 1].strip()}\nIf this line is the bug, correct it; if it is right, repeat "
-               f'it unchanged. Reply with JSON: {{"code": "<line {at}>"}}.')  # fmt: skip
+               f'it unchanged. Reply with JSON: {{"code": "<line {at} of the code, as it should be>"}}.')  # fmt: skip
     return [ChatMessage("system", SYSTEM), ChatMessage("user", f"{body}\n{ask}")]
 
 
@@ -205,6 +205,19 @@ def _without_known_imports(code: str, original: str) -> str:
     return "\n".join(lines)
 
 
+def _body_off_the_def_line(code: str) -> str:
+    """``def f(a): return a`` as two lines, the way the file writes functions (small models shorten them)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.end_lineno != node.lineno:
+        return code
+    header = code.splitlines()[node.lineno - 1][: node.body[0].col_offset].rstrip()
+    return "\n    ".join([header, *(ast.get_source_segment(code, stmt) or "" for stmt in node.body)])
+
+
 def _not_the_function(code: str, suspect: Suspect) -> str | None:
     """Why a whole-function reply is not just the suspect function rewritten (``None`` when it is).
 
@@ -250,7 +263,7 @@ def apply_reply(
         indent = old[: len(old) - len(old.lstrip())]
         lines[target - 1] = indent + code.strip() + "\n"
     else:
-        code = _without_known_imports(textwrap.dedent(code.strip("\n")), original)
+        code = _body_off_the_def_line(_without_known_imports(textwrap.dedent(code.strip("\n")), original))
         wrong = _not_the_function(code, suspect)
         if wrong:
             return None, wrong
