@@ -135,7 +135,7 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     fixed = tests_same and suite_passes(workspace)
     return {"bug": bug.name, "config": config, "category": bug.category, "kind": bug.kind, "fixed": fixed,
             "clean": fixed and bug.is_clean(patched), "exact": fixed and bug.is_exact(patched),
-            "tests_changed": not tests_same, "seconds": round(seconds, 1), **outcome,
+            "tests_changed": not tests_same, "seconds": round(seconds, 1), "commit": _commit(), **outcome,
             "said_done_failing": outcome["said_done"] and not fixed,
             "diff": _git(workspace, "diff")[-2000:]}  # fmt: skip
 
@@ -193,7 +193,7 @@ def main() -> int:
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
-    parser.add_argument("--time-limit", type=float, default=170.0, help="seconds per attempt")
+    parser.add_argument("--time-limit", type=float, default=160.0, help="seconds per attempt (under 3 minutes in all)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
     parser.add_argument("--out", type=Path, default=RESULTS)
     options = parser.parse_args()

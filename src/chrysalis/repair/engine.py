@@ -36,6 +36,8 @@ from chrysalis.voting import VotingConfig
 
 __all__ = ["RepairConfig", "RepairReport", "Repairer"]
 
+MIN_TEST_SECONDS = 5.0
+"""Past the time limit, a drawn candidate's test run still gets this long (it may be the fix)."""
 FEEDBACK_CANDIDATES = 2
 FEEDBACK_LINES = 8
 
@@ -59,7 +61,8 @@ class RepairConfig:
     hint: str | None = None
     """A file or function name where the bug probably is: matching suspects go first."""
     time_limit: float | None = None
-    """Seconds for the whole repair: once spent, no more candidates are drawn (those drawn are still judged)."""
+    """Seconds for the whole repair: once spent, no more candidates are drawn, and the test runs of those drawn
+    are cut to the time left (``MIN_TEST_SECONDS`` at least)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class Repairer:
         """One validation per normalised form, shared by every candidate of that form."""
         self._keys: dict[asyncio.Task[tuple[Candidate, _Verdict]], str] = {}
         self._gate = asyncio.Semaphore(config.concurrency)
+        self._deadline = float("inf")
+        """When the time limit runs out: no more drawing, and test runs are cut to the time left."""
 
     async def run(self, *, apply: bool = True) -> RepairReport:
         """Repair the failing tests; with ``apply``, write the winning patch to the workspace."""
@@ -131,7 +136,7 @@ class Repairer:
         flagged: Counter[str] = Counter()
         drawn = tokens = rounds = 0
         hint = ""
-        deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
+        deadline = self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
         for round_no in range(cfg.rounds):
             budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
             if budget <= 0 or time.perf_counter() >= deadline:
@@ -217,11 +222,15 @@ class Repairer:
         cfg = self.config
         with WorkspaceCopy(self.workspace) as copy:
             (copy.root / candidate.suspect.path).write_text(candidate.new_text, encoding="utf-8")
-            first = run_tests(cfg.test_command, copy.root, self.options, cfg.test_timeout, only=failed)
+            first = run_tests(cfg.test_command, copy.root, self.options, self._timeout(), only=failed)
             if not first.ok:
                 return _Verdict(False, first)
-            whole = run_tests(cfg.test_command, copy.root, self.options, cfg.test_timeout)
+            whole = run_tests(cfg.test_command, copy.root, self.options, self._timeout())
             return _Verdict(whole.ok, whole)
+
+    def _timeout(self) -> float:
+        """One test run's timeout: ``test_timeout``, or the time left before the limit (at least a few seconds)."""
+        return min(self.config.test_timeout, max(MIN_TEST_SECONDS, self._deadline - time.perf_counter()))
 
     def _apply(self, winner: Candidate, original: str) -> bool:
         """Write the winning patch (checkpointed) if the file is still as repair read it."""
