@@ -16,7 +16,7 @@ line (``Bug.is_clean``); **exact** when the program is the original again. ``sai
 loop's runs that ended with an answer (no error) while the tests still failed.
 
     python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,repair-1,repair-5,repair-10,repair-20]
-                           [--bugs a,b] [--limit N] [--time-limit 170] [--resume] [--out PATH]
+                           [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
 
 Rows are written to ``bench/results/repair.json`` after each attempt, so an interrupted run keeps
 what it measured and ``--resume`` carries on (also with other ``--configs``: its rows are kept, and
