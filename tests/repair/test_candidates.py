@@ -53,6 +53,11 @@ def test_a_line_asked_about_is_named_in_the_prompt_and_a_fix_there_is_applied() 
     assert same is None and why == "the reply changes nothing in bfs"
 
 
+def test_a_corrected_header_written_without_its_colon_gets_it_back() -> None:
+    text, problem = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "while queue and node"}), at=15)
+    assert problem is None and text == PROGRAM.replace("    while queue:\n", "    while queue and node:\n")
+
+
 def test_raw_newlines_in_the_json_string_and_imports_the_file_has_are_tolerated() -> None:
     fixed = PROGRAM.split("def bfs")[1].replace("dist = {}", "dist = {start: 0}")
     reply = '{"code": "from collections import deque\n\ndef bfs' + fixed.replace('"', '\\"') + '"}'

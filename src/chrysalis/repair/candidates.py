@@ -261,7 +261,10 @@ def apply_reply(
             return None, f"the reply changes nothing in {suspect.function}"
         old = lines[target - 1]
         indent = old[: len(old) - len(old.lstrip())]
-        lines[target - 1] = indent + code.strip() + "\n"
+        new = code.strip()
+        if old.rstrip().endswith(":") and not new.endswith(":"):
+            new += ":"  # a header's corrected condition, written without its colon (common in small models)
+        lines[target - 1] = indent + new + "\n"
     else:
         code = _body_off_the_def_line(_without_known_imports(textwrap.dedent(code.strip("\n")), original))
         wrong = _not_the_function(code, suspect)

@@ -36,6 +36,8 @@ from chrysalis.voting import VotingConfig
 
 __all__ = ["RepairConfig", "RepairReport", "Repairer"]
 
+SAME_SUSPECT_RUN = 3
+"""Samples drawn for one suspect before the next: its prompt stays in the KV cache (one turn of the forms)."""
 MIN_TEST_SECONDS = 5.0
 """Past the time limit, a drawn candidate's test run still gets this long (it may be the fix)."""
 FEEDBACK_CANDIDATES = 2
@@ -149,7 +151,8 @@ class Repairer:
             for j in range(budget):
                 if time.perf_counter() >= deadline:
                     break
-                candidate = await source.draw(suspects[j % len(suspects)], drawn, hint=hint)
+                suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
+                candidate = await source.draw(suspect, drawn, hint=hint)
                 drawn += 1
                 round_drawn += 1
                 tokens += candidate.tokens
