@@ -105,9 +105,11 @@ def run_repair(bug: Bug, workspace: Path, model: str, time_limit: float, samples
     sampler = Sampler.for_model(model, settings, max_tokens=512)
     config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, time_limit=time_limit)
     report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
+    suspects = [f"{x.path}:{x.function}:{x.start}-{x.end}" for x in report.localisation.suspects[:3]]
     return {"said_done": report.success, "samples": report.samples, "tokens": report.tokens,
             "passed_candidates": report.passed, "votes": report.votes, "problem": report.problem,
-            "suspect_rank": _rank(report, bug)}  # fmt: skip
+            "suspect_rank": _rank(report, bug), "localisation": report.localisation.method,
+            "suspects": suspects}  # fmt: skip
 
 
 def _rank(report: Any, bug: Bug) -> int | None:
