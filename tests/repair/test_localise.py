@@ -40,3 +40,13 @@ def test_without_pytest_the_imports_of_the_failing_tests_are_the_suspects(projec
 def test_test_files_are_never_suspects() -> None:
     assert is_test_file("tests/helpers.py") and is_test_file("test_x.py") and is_test_file("pkg/conftest.py")
     assert not is_test_file("src/stats.py") and not is_test_file("contest.py")
+
+
+def test_frames_outside_the_workspace_are_never_suspects(project: Path) -> None:
+    (project / "stats.py").write_text("import json\n\n\ndef mean(text):\n    values = json.loads(text)\n"
+                                      "    return sum(values) / len(values)\n")  # fmt: skip
+    (project / "tests" / "test_stats.py").write_text("from stats import mean\n\n\ndef test_mean():\n"
+                                                     "    assert mean('[2, 4') == 3\n")  # fmt: skip
+    found = localise(project, PYTEST, SandboxOptions(), 60)
+    assert "decoder.py" in found.run.output  # the traceback goes through the standard library
+    assert [s.path for s in found.suspects] == ["stats.py"]

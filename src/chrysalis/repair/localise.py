@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from chrysalis.repair.testrun import TestRun, WorkspaceCopy, is_pytest, run_tests
+from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, is_pytest, run_tests
 from chrysalis.tools.sandbox import SandboxOptions
 
 __all__ = ["Localisation", "Suspect", "is_test_file", "localise"]
@@ -116,12 +116,22 @@ def _read_spectrum(root: Path) -> dict[str, dict[int, set[str]]] | None:
 
 
 def _relative(root: Path, measured: str) -> str | None:
-    """``measured`` (a path as the sandbox saw it) relative to the copy, by the longest suffix that exists there."""
-    parts = Path(measured).parts
-    for i in range(1, len(parts)):
-        if (root.joinpath(*parts[i:])).is_file():
-            return Path(*parts[i:]).as_posix()
-    return None
+    """``measured`` (a path from coverage or a traceback) relative to the copy; None when it lies outside it.
+
+    Frames in the standard library, an installed package or the project's virtual environment are
+    not the project's code, so they are never suspects, however often a traceback passes through them.
+    """
+    path = Path(measured)
+    if path.is_absolute():
+        for base in (root, root.resolve()):
+            if path.is_relative_to(base):
+                path = path.relative_to(base)
+                break
+        else:
+            return None
+    if any(part in VENVS or part == "site-packages" for part in path.parts) or not (root / path).is_file():
+        return None
+    return path.as_posix()
 
 
 def _context_of(node_id: str) -> str:
@@ -146,10 +156,10 @@ def _rank(root: Path, run: TestRun, spectrum: dict[str, dict[int, set[str]]] | N
                 if ef:
                     scores[path][line] = ef / math.sqrt(len(failed) * (ef + ep))
     for frame in _FRAME.finditer(run.output):
-        path = _relative(root, frame[1]) or frame[1]
-        if not is_test_file(path) and (root / path).is_file():
+        ours = _relative(root, frame[1])  # None for the standard library and installed packages: not ours to fix
+        if ours is not None and not is_test_file(ours):
             method = "spectrum" if method == "spectrum" else "traceback"
-            scores[path][int(frame[2])] = scores[path].get(int(frame[2]), 0.0) + 1.0
+            scores[ours][int(frame[2])] = scores[ours].get(int(frame[2]), 0.0) + 1.0
     if not scores:
         for path in _imported(root, run):
             method = "imports"

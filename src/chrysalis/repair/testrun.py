@@ -20,12 +20,12 @@ from types import TracebackType
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_confined
 
-__all__ = ["IGNORED", "TestRun", "WorkspaceCopy", "is_pytest", "run_tests"]
+__all__ = ["IGNORED", "VENVS", "TestRun", "WorkspaceCopy", "is_pytest", "run_tests"]
 
 IGNORED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".chrysalis", "node_modules",
            ".coverage")  # fmt: skip
 """Not copied: version control, caches, our own folder. Virtual environments are linked, not copied."""
-_VENVS = (".venv", "venv")
+VENVS = (".venv", "venv")
 _SUMMARY = re.compile(r"^(PASSED|FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
 
 
@@ -55,8 +55,8 @@ class WorkspaceCopy:
         self.source = workspace.resolve()
         self._tmp = Path(tempfile.mkdtemp(prefix=prefix))
         self.root = self._tmp / self.source.name
-        shutil.copytree(self.source, self.root, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED, *_VENVS))
-        for name in _VENVS:
+        shutil.copytree(self.source, self.root, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED, *VENVS))
+        for name in VENVS:
             if (self.source / name).is_dir():
                 (self.root / name).symlink_to(self.source / name)
 
