@@ -7,7 +7,10 @@ gets one attempt:
 - ``loop``: the agent (``chrysalis run`` as a library, coder tools, level 3, no approval prompts)
   without the ``repair`` tool, told to make the failing tests pass; its timeout is the time limit.
 - ``repair-N``: ``chrysalis.repair.Repairer`` with N samples in the first round (each later round
-  doubles it, up to 7N over three rounds) and the same time limit on drawing.
+  doubles it, up to 7N over three rounds), 40 template candidates per round (one-token edits of
+  the suspicious lines, no model: ``chrysalis/repair/mutants.py``) and the same time limit.
+- ``templates``: the template candidates alone (no samples): what the model adds is the difference.
+- ``model-N`` (not in the default set): ``repair-N`` without templates, the model alone.
 - ``agent`` (not in the default set): the agent with its ``repair`` tool, as ``make demo`` runs it.
 
 Every outcome is judged here, after the attempt, by the same rule: **fixed** when the workspace's
@@ -15,7 +18,7 @@ tests pass and the test file is unchanged; **clean** when the program's diff tou
 line (``Bug.is_clean``); **exact** when the program is the original again. ``said_done`` counts the
 loop's runs that ended with an answer (no error) while the tests still failed.
 
-    python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,repair-1,repair-5,repair-10,repair-20]
+    python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,templates,repair-1,...,repair-20]
                            [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
 
 Rows are written to ``bench/results/repair.json`` after each attempt, so an interrupted run keeps
@@ -47,7 +50,9 @@ from chrysalis.config import chrysalis_home, load_settings
 from repair_bugs import TEST_COMMAND, Bug, load, load_all, suite_passes
 
 RESULTS = Path(__file__).parent / "results" / "repair.json"
-DEFAULT_CONFIGS = ("loop", "repair-1", "repair-5", "repair-10", "repair-20")
+DEFAULT_CONFIGS = ("loop", "templates", "repair-1", "repair-5", "repair-10", "repair-20")
+TEMPLATES = 40
+"""Template candidates per round in ``repair-N`` and ``templates`` (``RepairConfig.templates``'s default)."""
 TASK = "The tests in tests/ fail. Fix the bug in the program so that they pass; do not change the tests."
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 
@@ -95,18 +100,22 @@ def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_r
     return {"said_done": answered, "samples": None, "tokens": tokens}
 
 
-def run_repair(bug: Bug, workspace: Path, model: str, time_limit: float, samples: int) -> dict[str, Any]:
-    """One ``Repairer`` run with ``samples`` candidates in the first round."""
+def run_repair(
+    bug: Bug, workspace: Path, model: str, time_limit: float, samples: int, templates: int
+) -> dict[str, Any]:
+    """One ``Repairer`` run: ``samples`` model candidates in the first round, ``templates`` template ones per round."""
     from chrysalis.llm.sampling import Sampler
     from chrysalis.repair import RepairConfig, Repairer
     from chrysalis.tools.sandbox import SandboxOptions
 
     settings = _settings(model, workspace, time_limit)
     sampler = Sampler.for_model(model, settings, max_tokens=512)
-    config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, time_limit=time_limit)
+    config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, templates=templates,
+                          time_limit=time_limit)  # fmt: skip
     report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
     suspects = [f"{x.path}:{x.function}:{x.start}-{x.end}" for x in report.localisation.suspects[:3]]
-    return {"said_done": report.success, "samples": report.samples, "tokens": report.tokens,
+    return {"said_done": report.success, "samples": report.samples, "templates": report.templates,
+            "tokens": report.tokens, "winner": report.winner.form if report.winner else None,
             "passed_candidates": report.passed, "votes": report.votes, "problem": report.problem,
             "suspect_rank": _rank(report, bug), "localisation": report.localisation.method,
             "suspects": suspects}  # fmt: skip
@@ -123,6 +132,16 @@ def _rank(report: Any, bug: Bug) -> int | None:
     return None
 
 
+def repair_settings(config: str) -> tuple[int, int]:
+    """``(samples, templates)`` of a repair configuration: ``repair-N``, ``model-N`` (no templates), ``templates``."""
+    if config == "templates":
+        return 0, TEMPLATES
+    kind, _, n = config.partition("-")
+    if kind not in ("repair", "model") or not n.isdigit():
+        raise SystemExit(f"unknown configuration {config!r}: use loop, agent, templates, repair-N or model-N")
+    return int(n), TEMPLATES if kind == "repair" else 0
+
+
 def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) -> dict[str, Any]:
     """One configuration's attempt at one bug, judged after the fact."""
     workspace = _workspace(bug, root / config)
@@ -130,7 +149,8 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     if config in ("loop", "agent"):
         outcome = run_loop(bug, workspace, model, time_limit, with_repair=config == "agent")
     else:
-        outcome = run_repair(bug, workspace, model, time_limit, int(config.split("-", 1)[1]))
+        samples, templates = repair_settings(config)
+        outcome = run_repair(bug, workspace, model, time_limit, samples, templates)
     seconds = time.perf_counter() - started
     patched = (workspace / bug.program).read_text(encoding="utf-8")
     tests_same = (workspace / bug.test_file).read_text(encoding="utf-8") == bug.tests

@@ -69,3 +69,11 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
     assert summary["loop"]["bugs"] == summary["repair-5"]["bugs"] == 2
     assert summary["repair-5"]["fixed"] == 2 and summary["repair-5"]["times_loop"] == 2.0
     assert summary["loop"]["said_done_failing"] == 1 and summary["loop"]["mean_samples"] is None
+
+
+def test_configuration_names_say_samples_and_templates() -> None:
+    assert bench.repair_settings("repair-10") == (10, bench.TEMPLATES)
+    assert bench.repair_settings("model-5") == (5, 0)
+    assert bench.repair_settings("templates") == (0, bench.TEMPLATES)
+    with pytest.raises(SystemExit, match="unknown configuration 'repair-x'"):
+        bench.repair_settings("repair-x")

@@ -35,6 +35,7 @@ def repairer(project: Path, replies: list[str], events: list[Event], **config: o
         "voting": VotingConfig(n=1, k=2),
         "test_timeout": 30.0,
         "suspects": 1,
+        "templates": 0,  # the model's candidates alone, unless a test asks for templates
     } | config
     return Repairer(project, Sampler(backend, max_tokens=300), RepairConfig(PYTEST, **settings),  # type: ignore[arg-type]
                     emit=events.append)  # fmt: skip
@@ -88,6 +89,24 @@ def test_no_candidate_passing_is_a_clear_failure_that_changes_nothing(project: P
     report = asyncio.run(repairer(project, [WRONG] * 6, events, samples=2, max_samples=4).run())
     assert not report.success and report.problem == "no candidate passed the tests (4 drawn)"
     assert (project / "stats.py").read_text() == STATS
+
+
+def test_templates_find_a_one_token_fix_the_model_misses_and_cost_no_tokens(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [WRONG] * 4, events, samples=2, templates=40).run())
+    assert report.success and report.applied and report.winner is not None and report.winner.form == "template"
+    assert report.winner.reply == "drop `+ 1`" and report.samples == 2 and report.templates > 0
+    assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+    (round_one,) = [e for e in events if isinstance(e, RepairRound)]
+    assert round_one.templates == report.templates and round_one.samples == 2
+    end = events[-1]
+    assert isinstance(end, RepairEnd) and end.templates == report.templates and end.tokens == report.tokens
+
+
+def test_a_failure_counts_the_templates_tried(project: Path) -> None:
+    (project / "stats.py").write_text(STATS.replace("return total / (len(values) + 1)", "return total / 7"))
+    report = asyncio.run(repairer(project, [WRONG] * 4, [], samples=2, max_samples=2, rounds=1, templates=5).run())
+    assert report.problem == "no candidate passed the tests (2 drawn, 5 templates tried)"
 
 
 def test_a_spent_time_limit_draws_no_more_candidates_and_says_so(project: Path) -> None:

@@ -193,6 +193,8 @@ class RepairRound(_Base):
     """The functions sampled for, best first: ``{path, function, start, end, score, lines}``."""
     samples: int
     """Candidates drawn this round (those that could not be applied or were red-flagged included)."""
+    templates: int = 0
+    """Template candidates (one-token edits, no model) tried this round, besides the samples."""
     passed: int
     """Candidates this round that passed the failing tests and then the whole suite."""
     unusable: int
@@ -220,6 +222,8 @@ class RepairEnd(_Base):
     tokens: int
     seconds: float
     problem: str | None = None
+    templates: int = 0
+    """Template candidates tried (one-token edits of the suspicious lines, validated like samples)."""
 
 
 @dataclass(frozen=True, kw_only=True)

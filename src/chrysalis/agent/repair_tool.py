@@ -84,7 +84,8 @@ def repair_tool(
         if report.success and report.winner is not None:
             return ToolResult.success(
                 f"Repaired {report.winner.suspect.path}: the tests pass with this change (applied; "
-                f"{report.samples} candidates tried, {report.passed} passed):\n{report.winner.diff}"
+                f"{report.samples} samples and {report.templates} templates tried, {report.passed} passed):\n"
+                f"{report.winner.diff}"
             )
         return ToolResult.failure(f"Repair found no fix: {report.problem}. Read the failing code and edit it yourself.")
 

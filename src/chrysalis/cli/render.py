@@ -140,7 +140,8 @@ class RichRenderer:
         if isinstance(event, RepairRound):
             where = ", ".join(f"{s['path']}:{s['function']}" for s in event.suspects)
             flags = "".join(f", {n} {flag}" for flag, n in event.flagged.items())
-            c.print(Text(f"round {event.round}: {event.samples} candidates for {where}: {event.passed} passed, "
+            templates = f" and {event.templates} templates" if event.templates else ""
+            c.print(Text(f"round {event.round}: {event.samples} samples{templates} for {where}: {event.passed} passed, "
                          f"{event.unusable} unusable{flags} ({event.seconds:g} s)", "dim"))  # fmt: skip
             return
         if event.diff:
@@ -149,7 +150,8 @@ class RichRenderer:
             c.print(Syntax(event.diff, "diff", theme="ansi_dark", background_color="default"))
         mark, style = ("✔", "green") if event.success else ("✘", "red")
         applied = "applied (chrysalis undo takes it back)" if event.applied else "not applied"
-        summary = (f"{event.samples} samples, {event.passed} passed, {event.votes} votes for the winner, "
+        templates = f", {event.templates} templates" if event.templates else ""
+        summary = (f"{event.samples} samples{templates}, {event.passed} passed, {event.votes} votes for the winner, "
                    f"{event.rounds} round(s), {event.tokens} tokens, {event.seconds:g} s")  # fmt: skip
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))

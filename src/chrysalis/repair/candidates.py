@@ -26,6 +26,7 @@ import json
 import textwrap
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,10 +34,11 @@ from typing import Literal
 from chrysalis.llm.backend import ChatMessage
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.localise import Suspect
+from chrysalis.repair.mutants import Mutant, mutants
 
 __all__ = ["FORMS", "Candidate", "CandidateSource", "Form", "prompt_for"]
 
-Form = Literal["line", "function"]
+Form = Literal["line", "function", "template"]
 FORMS: tuple[Form, ...] = ("line", "function", "line")
 """The forms in turn, by index: two one-line samples (about 1.5 s each here) per whole function (about 6 s)."""
 LINE_SCHEMA = {"type": "object", "properties": {"line": {"type": "integer"}, "code": {"type": "string"}},
@@ -87,6 +89,19 @@ class CandidateSource:
         self.failure = failure
         self._turns: Counter[tuple[str, str]] = Counter()
         """Samples drawn so far per suspect: its next form, and which line its next one-line sample asks about."""
+
+    def templates(self, suspect: Suspect, *, variables: bool = False) -> Iterator[Candidate]:
+        """The template edits of ``suspect``'s lines (``mutants.py``), suspicious lines first (all index 0).
+
+        ``variables`` gives the variable swaps instead of the operator, bound, constant and argument edits.
+        """
+        original = (self.workspace / suspect.path).read_text(encoding="utf-8")
+        lines = original.splitlines(keepends=True)
+        for mutant in mutants(original, line_order(original, suspect), variables=variables):
+            new_lines = [*lines[: mutant.line - 1], _with_newline(mutant, lines), *lines[mutant.line :]]
+            new_text = "".join(new_lines)
+            diff, changed = _diff(suspect.path, original, new_text)
+            yield Candidate(0, suspect, "template", mutant.edit, new_text, None, diff, changed, 0, 0.0)
 
     async def draw(self, suspect: Suspect, index: int, *, hint: str = "") -> Candidate:
         """Candidate ``index`` for ``suspect``: its form and voter follow the suspect's turn; ``hint`` adds feedback."""
@@ -400,6 +415,12 @@ def _shape(text: str) -> str | None:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 value.value = ""
     return ast.dump(tree)
+
+
+def _with_newline(mutant: Mutant, lines: list[str]) -> str:
+    """The mutant's new line with the old line's ending."""
+    old = lines[mutant.line - 1]
+    return mutant.text + old[len(old.rstrip("\r\n")) :]
 
 
 def _diff(path: str, old: str, new: str | None) -> tuple[str, int]:

@@ -17,10 +17,11 @@ workspace until the winner is applied, and only if the file is still as it was w
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -62,6 +63,8 @@ class RepairConfig:
     """Candidates validated at once."""
     hint: str | None = None
     """A file or function name where the bug probably is: matching suspects go first."""
+    templates: int = 40
+    """Template candidates (``mutants.py``: one-token edits of the suspicious lines) validated per round; 0 for none."""
     time_limit: float | None = None
     """Seconds for the whole repair: once spent, no more candidates are drawn, and the test runs of those drawn
     are cut to the time left (``MIN_TEST_SECONDS`` at least)."""
@@ -76,6 +79,7 @@ class RepairReport:
     winner: Candidate | None
     localisation: Localisation
     samples: int
+    """Candidates the model drew."""
     passed: int
     votes: int
     consensus: bool
@@ -84,6 +88,8 @@ class RepairReport:
     seconds: float
     flagged: dict[str, int]
     problem: str | None = None
+    templates: int = 0
+    """Template candidates tried (``mutants.py``), besides the samples."""
 
 
 @dataclass
@@ -136,24 +142,29 @@ class Repairer:
         passing: list[Candidate] = []
         failing: list[tuple[Candidate, TestRun]] = []
         flagged: Counter[str] = Counter()
-        drawn = tokens = rounds = 0
+        drawn = tokens = rounds = made = 0
+        templates: dict[tuple[Suspect, bool], Iterator[Candidate]] = {}
         hint = ""
         deadline = self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
         for round_no in range(cfg.rounds):
             budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
-            if budget <= 0 or time.perf_counter() >= deadline:
+            suspects = located.suspects[: cfg.suspects + round_no]
+            batch = _next_templates(source, suspects, templates, cfg.templates, made, variables=round_no > 0)
+            if (budget <= 0 and not batch) or time.perf_counter() >= deadline:
                 break
             rounds += 1
             round_started = time.perf_counter()
-            suspects = located.suspects[: cfg.suspects + round_no]
             tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]] = []
             unusable, round_flags, round_drawn = 0, Counter[str](), 0
+            made += len(batch)
+            tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(budget):
                 if time.perf_counter() >= deadline:
                     break
                 suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
-                candidate = await source.draw(suspect, drawn, hint=hint)
+                candidate = await source.draw(suspect, made, hint=hint)
                 drawn += 1
+                made += 1
                 round_drawn += 1
                 tokens += candidate.tokens
                 if candidate.new_text is None:
@@ -172,7 +183,7 @@ class Repairer:
             failing += [(c, v.run) for c, v in results if not v.passed]
             flagged.update(round_flags)
             self.emit(RepairRound(run_id=self.run_id, round=rounds, suspects=tuple(s.to_json() for s in suspects),
-                                  samples=round_drawn, passed=sum(v.passed for _, v in results),
+                                  samples=round_drawn, templates=len(batch), passed=sum(v.passed for _, v in results),
                                   unusable=unusable, flagged=dict(round_flags),
                                   seconds=round(time.perf_counter() - round_started, 2)))  # fmt: skip
             if passing:
@@ -180,16 +191,36 @@ class Repairer:
             hint = _feedback(failing)
         if not passing:
             spent = " before the time limit" if time.perf_counter() >= deadline else ""
-            return self._end(located, started, samples=drawn, tokens=tokens, rounds=rounds, flagged=flagged,
-                             problem=f"no candidate passed the tests ({drawn} drawn{spent})")  # fmt: skip
+            tried = f", {made - drawn} templates tried" if made > drawn else ""
+            why = f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
+            return self._end(located, started, samples=drawn, templates=made - drawn, tokens=tokens, rounds=rounds,
+                             flagged=flagged, problem=why)  # fmt: skip
         choice = choose(passing, cfg.voting)
         applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
         problem = (
             None if applied or not apply else f"{choice.winner.suspect.path} changed while repair ran; not applied"
         )
-        return self._end(located, started, winner=choice.winner, applied=applied, samples=drawn, tokens=tokens,
+        return self._end(located, started, winner=choice.winner, applied=applied, samples=drawn,
+                         templates=made - drawn, tokens=tokens,
                          rounds=rounds, flagged=flagged, passed=len(passing), votes=choice.votes,
                          consensus=choice.consensus, problem=problem)  # fmt: skip
+
+    def _schedule_all(
+        self,
+        batch: list[Candidate],
+        originals: dict[str, str],
+        tests: list[str],
+        failed: tuple[str, ...],
+        flagged: Counter[str],
+    ) -> list[asyncio.Task[tuple[Candidate, _Verdict]]]:
+        """Queue the template candidates for validation (before any sample: they cost a test run, no tokens)."""
+        tasks = []
+        for candidate in batch:
+            flags = red_flags(candidate, originals[candidate.suspect.path], tests)
+            flagged.update(flags)
+            if not flags:
+                tasks.append(self._schedule(candidate, failed))
+        return tasks
 
     async def _agreed(self, tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]], key: str) -> bool:
         """``k`` candidates of the newest one's normalised form passed: drawing more would not change the vote.
@@ -217,6 +248,8 @@ class Repairer:
 
     async def _gated(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
         async with self._gate:
+            if candidate.form == "template" and time.perf_counter() >= self._deadline:
+                return _Verdict(False, TestRun(self.config.test_command, None, "not run: the time limit was spent"))
             return await asyncio.to_thread(self._validate, candidate, failed)
 
     def _validate(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
@@ -254,6 +287,7 @@ class Repairer:
         winner: Candidate | None = None,
         applied: bool = False,
         samples: int = 0,
+        templates: int = 0,
         tokens: int = 0,
         rounds: int = 0,
         flagged: Counter[str] | None = None,
@@ -265,12 +299,35 @@ class Repairer:
         seconds = round(time.perf_counter() - started, 2)
         success = winner is not None and problem is None
         report = RepairReport(success, applied, winner, located, samples, passed, votes, consensus, rounds, tokens,
-                              seconds, dict(flagged or {}), problem)  # fmt: skip
+                              seconds, dict(flagged or {}), problem, templates)  # fmt: skip
         self.emit(RepairEnd(run_id=self.run_id, success=success, applied=applied,
                             path=winner.suspect.path if winner else None, diff=winner.diff if winner else "",
-                            samples=samples, passed=passed, votes=votes, consensus=consensus, rounds=rounds,
+                            samples=samples, templates=templates, passed=passed, votes=votes, consensus=consensus,
+                            rounds=rounds,
                             tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
         return report
+
+
+def _next_templates(
+    source: CandidateSource,
+    suspects: Sequence[Suspect],
+    started: dict[tuple[Suspect, bool], Iterator[Candidate]],
+    quota: int,
+    index: int,
+    *,
+    variables: bool,
+) -> list[Candidate]:
+    """Up to ``quota`` template candidates not yet tried, the first suspect's first (each suspect's carry on).
+
+    The variable swaps join (after each suspect's other edits) only with ``variables``: from the second round.
+    """
+    batch: list[Candidate] = []
+    for suspect in suspects:
+        for kind in (False, True) if variables else (False,):
+            if (suspect, kind) not in started:
+                started[suspect, kind] = source.templates(suspect, variables=kind)
+            batch += itertools.islice(started[suspect, kind], quota - len(batch))
+    return [replace(candidate, index=index + i) for i, candidate in enumerate(batch)]
 
 
 def _hinted_first(located: Localisation, hint: str | None) -> Localisation:
