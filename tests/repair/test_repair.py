@@ -11,7 +11,7 @@ import pytest
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.llm.testing import ScriptedChatBackend
-from chrysalis.repair import RepairConfig, Repairer
+from chrysalis.repair import RepairConfig, Repairer, engine
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 from tests.repair.conftest import FIXED_LINE, STATS
@@ -65,6 +65,17 @@ def test_a_candidate_that_loops_forever_is_stopped_by_the_timeout_and_fails(proj
     events: list[Event] = []
     report = asyncio.run(repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=3.0,
                                   voting=VotingConfig(n=1, k=1)).run())  # fmt: skip
+    assert report.success and report.winner is not None and report.winner.reply == RIGHT
+
+
+def test_a_candidate_run_may_take_only_so_many_times_the_buggy_run(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine, "SLOWER_THAN_BUGGY", 0.0)  # whatever the buggy run took: the minimum
+    monkeypatch.setattr(engine, "MIN_TEST_SECONDS", 2.0)
+    fixer = repairer(project, [WRONG, LOOPS, RIGHT], [], samples=3, test_timeout=600.0, voting=VotingConfig(n=1, k=1))
+    report = asyncio.run(fixer.run())
+    assert fixer.run_limit == 2.0  # not test_timeout's 600 s: the looping candidate was stopped after 2 s
     assert report.success and report.winner is not None and report.winner.reply == RIGHT
 
 

@@ -40,7 +40,10 @@ __all__ = ["RepairConfig", "RepairReport", "Repairer"]
 SAME_SUSPECT_RUN = 3
 """Samples drawn for one suspect before the next: its prompt stays in the KV cache (one turn of the forms)."""
 MIN_TEST_SECONDS = 5.0
-"""Past the time limit, a drawn candidate's test run still gets this long (it may be the fix)."""
+"""The shortest timeout of a candidate's test run: past the time limit, or however fast the buggy code's run was."""
+SLOWER_THAN_BUGGY = 10.0
+"""A candidate's test run may take this many times as long as the buggy code's (localisation's, under coverage):
+a patch that loops forever costs seconds, not a minute, and a fix that does more work still has room."""
 FEEDBACK_CANDIDATES = 2
 FEEDBACK_LINES = 8
 
@@ -57,7 +60,8 @@ class RepairConfig:
     suspects: int = 2
     """Suspects sampled in the first round; each later round adds one."""
     test_timeout: float = 60.0
-    """Seconds for one test run of one candidate (an infinite loop is a common wrong patch)."""
+    """Most seconds for one test run of one candidate (an infinite loop is a common wrong patch). A run also
+    stops at ``SLOWER_THAN_BUGGY`` times as long as the buggy code's run took (``MIN_TEST_SECONDS`` at least)."""
     voting: VotingConfig = field(default_factory=lambda: VotingConfig.level("medium"))
     concurrency: int = 2
     """Candidates validated at once."""
@@ -125,12 +129,21 @@ class Repairer:
         self._gate = asyncio.Semaphore(config.concurrency)
         self._deadline = float("inf")
         """When the time limit runs out: no more drawing, and test runs are cut to the time left."""
+        self._run_limit = config.test_timeout
+        """One test run's timeout: ``test_timeout``, or less once the buggy code's run is timed."""
+
+    @property
+    def run_limit(self) -> float:
+        """One candidate test run's timeout (before the deadline cuts it): known once localisation has run."""
+        return self._run_limit
 
     async def run(self, *, apply: bool = True) -> RepairReport:
         """Repair the failing tests; with ``apply``, write the winning patch to the workspace."""
         started = time.perf_counter()
         cfg = self.config
         located = await asyncio.to_thread(localise, self.workspace, cfg.test_command, self.options, cfg.test_timeout)
+        buggy_run = time.perf_counter() - started
+        self._run_limit = min(cfg.test_timeout, max(MIN_TEST_SECONDS, SLOWER_THAN_BUGGY * buggy_run))
         if located.run.ok:
             return self._end(located, started, problem="the tests already pass: nothing to repair")
         if not located.suspects:
@@ -265,8 +278,8 @@ class Repairer:
             return _Verdict(whole.ok, whole)
 
     def _timeout(self) -> float:
-        """One test run's timeout: ``test_timeout``, or the time left before the limit (at least a few seconds)."""
-        return min(self.config.test_timeout, max(MIN_TEST_SECONDS, self._deadline - time.perf_counter()))
+        """One test run's timeout: the run limit, cut to the time left before the deadline (a few seconds at least)."""
+        return min(self._run_limit, max(MIN_TEST_SECONDS, self._deadline - time.perf_counter()))
 
     def _apply(self, winner: Candidate, original: str) -> bool:
         """Write the winning patch (checkpointed) if the file is still as repair read it."""
