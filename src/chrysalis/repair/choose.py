@@ -12,7 +12,8 @@ dropped when it
 The rest are grouped by their normalised form (the AST of the patched file, so whitespace, comments
 and quoting do not split a vote) and counted with seed 001's ``vote`` (each passing candidate is one
 voter; ``rule="first"`` with the config's ``k``); ``consensus`` says whether the winner reached
-``k``. Between forms with the same count the smaller diff wins: the fewest changed lines. Within
+``k``. Between forms with the same count the smaller diff wins (the fewest changed lines), then the
+earlier candidate (the more suspicious line). Within
 the winning form, the candidate with the smallest diff is the one applied (a whole-function reply
 and a one-line reply are often the same program, and the one-line diff is the one to review).
 """
@@ -84,7 +85,7 @@ def choose(passing: Sequence[Candidate], config: VotingConfig) -> Choice:
     tally = {str(key): n for key, n in result.counts.items()}
     smallest = {key: min((c for c, k in zip(passing, keys, strict=True) if k == key),
                          key=lambda c: (c.changed_lines, c.index)) for key in first}  # fmt: skip
-    best = max(tally.items(), key=lambda item: (item[1], -smallest[item[0]].changed_lines))
+    best = max(tally.items(), key=lambda item: (item[1], -smallest[item[0]].changed_lines, -smallest[item[0]].index))
     winner = smallest[best[0]]
     counts = {f"#{passing[first[key]].index}": n for key, n in tally.items()}
     return Choice(winner, best[1], best[1] >= config.k, counts)

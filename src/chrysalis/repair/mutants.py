@@ -191,7 +191,8 @@ def _calls(node: ast.Call, raw: bytes) -> Iterator[_Span]:
     if isinstance(node.func, ast.Name) and node.func.id == "range":
         for arg in plain:
             yield from _plus_minus_one(arg, raw)
-    if isinstance(node.func, ast.Name) and node.func.id == "len":
+    followed_by_sign = raw[_end(node) :].lstrip()[:1] in (b"+", b"-")  # ``len(xs) - 1``: the operator's own edits
+    if isinstance(node.func, ast.Name) and node.func.id == "len" and not followed_by_sign:
         yield from _plus_minus_one(node, raw)  # ``len(xs)`` for ``len(xs) - 1``: the classic last index
     if len(plain) == len(node.args):
         yield from _swaps(plain, raw, "swap two arguments")
