@@ -11,3 +11,7 @@ def test_self_loop():
 
 def test_diamond_is_not_a_cycle():
     assert not has_cycle({"a": ["b", "c"], "b": ["d"], "c": ["d"], "d": []})
+
+
+def test_node_finished_by_an_earlier_search_is_not_a_cycle():
+    assert not has_cycle({"d": [], "a": ["d"]})
