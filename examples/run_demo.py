@@ -3,7 +3,8 @@
 Runs the real `chrysalis` command on the embedded model (level 3 so it can run the tests, --yes so
 nobody has to approve), then prints the diff it made and the test result. Exit code 0 when the
 tests pass afterwards. `--runs N` repeats it and prints the success rate (how the README's
-figure is measured); `--model` picks another model.
+figure is measured): a run succeeds when the tests pass and the diff is one line (one removed, one
+added), the fix a reviewer would merge; `--model` picks another model.
 """
 
 from __future__ import annotations
@@ -33,8 +34,16 @@ def _tests_pass(workspace: Path) -> tuple[bool, str]:
     return done.returncode == 0, (done.stdout + done.stderr).strip().splitlines()[-1]
 
 
-def run_once(model: str | None, quiet: bool) -> tuple[bool, float]:
-    """One demo run in a fresh copy; returns (tests pass afterwards, seconds)."""
+def changed_lines(diff: str) -> tuple[int, int]:
+    """(removed, added) lines of a unified diff, headers aside."""
+    lines = diff.splitlines()
+    removed = sum(line.startswith("-") and not line.startswith("---") for line in lines)
+    added = sum(line.startswith("+") and not line.startswith("+++") for line in lines)
+    return removed, added
+
+
+def run_once(model: str | None, quiet: bool) -> tuple[bool, bool, float]:
+    """One demo run in a fresh copy; returns (tests pass afterwards, the diff is one line, seconds)."""
     with tempfile.TemporaryDirectory(prefix="chrysalis-demo-") as tmp:
         workspace = Path(tmp) / "buggy-calc"
         shutil.copytree(EXAMPLE, workspace)
@@ -50,11 +59,14 @@ def run_once(model: str | None, quiet: bool) -> tuple[bool, float]:
         command[0] = str(chrysalis) if chrysalis.exists() else command[0]
         subprocess.run(command, stdout=subprocess.DEVNULL if quiet else None)
         seconds = time.perf_counter() - started
+        diff = _git(workspace, "diff")
         print("\n--- the agent's change ---")
-        print(_git(workspace, "diff") or "(no change)")
+        print(diff or "(no change)")
         passed, summary = _tests_pass(workspace)
-        print(f"--- tests: {summary} ({'PASS' if passed else 'FAIL'}) in {seconds:.1f} s ---\n", flush=True)
-        return passed, seconds
+        one_line = changed_lines(diff) == (1, 1)
+        shape = "a one-line diff" if one_line else "a diff of -{} +{} lines".format(*changed_lines(diff))
+        print(f"--- tests: {summary} ({'PASS' if passed else 'FAIL'}), {shape}, in {seconds:.1f} s ---\n", flush=True)
+        return passed, one_line, seconds
 
 
 def main() -> int:
@@ -65,10 +77,12 @@ def main() -> int:
     parser.add_argument("--quiet", action="store_true", help="hide the agent's own output")
     options = parser.parse_args()
     results = [run_once(options.model, options.quiet) for _ in range(options.runs)]
-    passed = sum(ok for ok, _ in results)
+    passed = sum(ok for ok, _, _ in results)
+    clean = sum(ok and one_line for ok, one_line, _ in results)
     if options.runs > 1:
-        mean = sum(seconds for _, seconds in results) / len(results)
-        print(f"demo success: {passed}/{options.runs} runs, mean {mean:.1f} s per run")
+        mean = sum(seconds for _, _, seconds in results) / len(results)
+        print(f"demo success: {clean}/{options.runs} runs passed with a one-line diff "
+              f"({passed} passed in all), mean {mean:.1f} s per run")  # fmt: skip
     return 0 if passed == options.runs else 1
 
 
