@@ -11,6 +11,8 @@ gets one attempt:
   the suspicious lines, no model: ``chrysalis/repair/mutants.py``) and the same time limit.
 - ``templates``: the template candidates alone (no samples): what the model adds is the difference.
 - ``model-N`` (not in the default set): ``repair-N`` without templates, the model alone.
+- ``repair-N@FORMS`` / ``model-N@FORMS``: the same with another turn of edit forms than the default
+  ``line,function,line`` (e.g. ``repair-10@line,function,diff`` adds the unified-diff form).
 - ``agent`` (not in the default set): the agent with its ``repair`` tool, as ``make demo`` runs it.
 
 Every outcome is judged here, after the attempt, by the same rule: **fixed** when the workspace's
@@ -101,17 +103,18 @@ def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_r
 
 
 def run_repair(
-    bug: Bug, workspace: Path, model: str, time_limit: float, samples: int, templates: int
+    bug: Bug, workspace: Path, model: str, time_limit: float, samples: int, templates: int, forms: str | None
 ) -> dict[str, Any]:
     """One ``Repairer`` run: ``samples`` model candidates in the first round, ``templates`` template ones per round."""
     from chrysalis.llm.sampling import Sampler
     from chrysalis.repair import RepairConfig, Repairer
+    from chrysalis.repair.candidates import FORMS, parse_forms
     from chrysalis.tools.sandbox import SandboxOptions
 
     settings = _settings(model, workspace, time_limit)
     sampler = Sampler.for_model(model, settings, max_tokens=512)
     config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, templates=templates,
-                          time_limit=time_limit)  # fmt: skip
+                          forms=parse_forms(forms) if forms else FORMS, time_limit=time_limit)  # fmt: skip
     report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
     suspects = [f"{x.path}:{x.function}:{x.start}-{x.end}" for x in report.localisation.suspects[:3]]
     return {"said_done": report.success, "samples": report.samples, "templates": report.templates,
@@ -132,14 +135,23 @@ def _rank(report: Any, bug: Bug) -> int | None:
     return None
 
 
-def repair_settings(config: str) -> tuple[int, int]:
-    """``(samples, templates)`` of a repair configuration: ``repair-N``, ``model-N`` (no templates), ``templates``."""
+def repair_settings(config: str) -> tuple[int, int, str | None]:
+    """``(samples, templates, forms)`` of a repair configuration: ``repair-N``, ``model-N`` (no templates),
+    ``templates``, each ``@FORMS`` for another turn of edit forms (``None``: the default)."""
     if config == "templates":
-        return 0, TEMPLATES
-    kind, _, n = config.partition("-")
+        return 0, TEMPLATES, None
+    name, _, forms = config.partition("@")
+    kind, _, n = name.partition("-")
     if kind not in ("repair", "model") or not n.isdigit():
-        raise SystemExit(f"unknown configuration {config!r}: use loop, agent, templates, repair-N or model-N")
-    return int(n), TEMPLATES if kind == "repair" else 0
+        raise SystemExit(f"unknown configuration {config!r}: use loop, agent, templates, repair-N or model-N[@FORMS]")
+    if forms:
+        from chrysalis.repair.candidates import parse_forms
+
+        try:
+            parse_forms(forms, f"configuration {config!r}")
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
+    return int(n), TEMPLATES if kind == "repair" else 0, forms or None
 
 
 def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) -> dict[str, Any]:
@@ -149,8 +161,8 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     if config in ("loop", "agent"):
         outcome = run_loop(bug, workspace, model, time_limit, with_repair=config == "agent")
     else:
-        samples, templates = repair_settings(config)
-        outcome = run_repair(bug, workspace, model, time_limit, samples, templates)
+        samples, templates, forms = repair_settings(config)
+        outcome = run_repair(bug, workspace, model, time_limit, samples, templates, forms)
     seconds = time.perf_counter() - started
     patched = (workspace / bug.program).read_text(encoding="utf-8")
     tests_same = (workspace / bug.test_file).read_text(encoding="utf-8") == bug.tests
@@ -212,14 +224,18 @@ def _home() -> tempfile.TemporaryDirectory[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
-    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
+    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
+                        help="comma-separated (';' when a configuration names its forms: @a,b)")  # fmt: skip
     parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
     parser.add_argument("--time-limit", type=float, default=160.0, help="seconds per attempt (under 3 minutes in all)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
     parser.add_argument("--out", type=Path, default=RESULTS)
     options = parser.parse_args()
-    configs = [c.strip() for c in options.configs.split(",") if c.strip()]
+    configs = [c.strip() for c in options.configs.split(";" if "@" in options.configs else ",") if c.strip()]
+    for config in configs:  # a bad name fails now, not hours into the run
+        if config not in ("loop", "agent"):
+            repair_settings(config)
     bugs = [load(name) for name in options.bugs.split(",")] if options.bugs else load_all()
     bugs = bugs[: options.limit] if options.limit else bugs
     rows: list[dict[str, Any]] = []

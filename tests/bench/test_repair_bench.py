@@ -72,8 +72,11 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
 
 
 def test_configuration_names_say_samples_and_templates() -> None:
-    assert bench.repair_settings("repair-10") == (10, bench.TEMPLATES)
-    assert bench.repair_settings("model-5") == (5, 0)
-    assert bench.repair_settings("templates") == (0, bench.TEMPLATES)
+    assert bench.repair_settings("repair-10") == (10, bench.TEMPLATES, None)
+    assert bench.repair_settings("model-5") == (5, 0, None)
+    assert bench.repair_settings("templates") == (0, bench.TEMPLATES, None)
+    assert bench.repair_settings("model-5@line,diff") == (5, 0, "line,diff")
+    with pytest.raises(SystemExit, match="unknown form 'patch'"):
+        bench.repair_settings("repair-5@patch")
     with pytest.raises(SystemExit, match="unknown configuration 'repair-x'"):
         bench.repair_settings("repair-x")

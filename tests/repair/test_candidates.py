@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from chrysalis.repair.candidates import apply_reply, line_order, minimise, module_context, prompt_for
+import pytest
+
+from chrysalis.repair.candidates import apply_reply, line_order, minimise, module_context, parse_forms, prompt_for
 from chrysalis.repair.localise import Suspect
 
 PROGRAM = '''from collections import deque
@@ -68,3 +70,41 @@ def test_raw_newlines_in_the_json_string_and_imports_the_file_has_are_tolerated(
 def test_a_dropped_docstring_is_put_back_so_the_diff_shows_only_the_fix() -> None:
     without_doc = PROGRAM.replace('    """Distances from start."""\n', "").replace("dist = {}", "dist = {start: 0}")
     assert minimise(PROGRAM, without_doc) == PROGRAM.replace("dist = {}", "dist = {start: 0}")
+
+
+def _diff_reply(*lines: str) -> str:
+    return json.dumps({"diff": "\n".join(lines)})
+
+
+def test_a_unified_diff_reply_is_placed_by_its_lines_not_its_header_numbers() -> None:
+    reply = _diff_reply("@@ -99,3 +99,3 @@", "     node = queue.popleft()", "     for nxt in graph[node]:",
+                        "-        dist[nxt] = dist[node] + 1",
+                        "+        dist[nxt] = dist.get(node, 0) + 1")  # fmt: skip
+    text, problem = apply_reply(PROGRAM, BFS, "diff", reply)
+    assert problem is None
+    assert text == PROGRAM.replace("dist[nxt] = dist[node] + 1", "dist[nxt] = dist.get(node, 0) + 1")
+
+
+def test_a_diff_that_inserts_a_line_keeps_its_indentation_relative_to_where_it_matched() -> None:
+    # the model dropped the function's indentation and copied the listing's line numbers
+    reply = _diff_reply("@@ @@", "  13 | dist = {}", "+dist[start] = 0", "  14 | queue = deque([start])")
+    text, problem = apply_reply(PROGRAM, BFS, "diff", reply)
+    assert problem is None
+    assert text == PROGRAM.replace("    dist = {}\n", "    dist = {}\n    dist[start] = 0\n")
+
+
+def test_a_diff_whose_old_lines_are_not_in_the_function_or_that_changes_nothing_is_unusable() -> None:
+    elsewhere = _diff_reply("-    return x", "+    return x + 1")  # helper's line, not bfs's
+    assert apply_reply(PROGRAM, BFS, "diff", elsewhere) == (None, "the diff's old lines are not in bfs")
+    nothing = _diff_reply("@@ -13 +13 @@", "     dist = {}")
+    assert apply_reply(PROGRAM, BFS, "diff", nothing) == (None, "the diff adds and removes nothing")
+    broken = _diff_reply("-    dist = {}", "+    dist = {start: 0")
+    assert apply_reply(PROGRAM, BFS, "diff", broken)[1].startswith("the patched file does not parse")  # type: ignore[union-attr]
+
+
+def test_the_forms_turn_is_checked_and_names_what_is_allowed() -> None:
+    assert parse_forms("line, diff") == ("line", "diff")
+    with pytest.raises(ValueError, match=r"--forms 'patch': unknown form 'patch'; give .*line, function, diff"):
+        parse_forms("patch", "--forms 'patch'")
+    with pytest.raises(ValueError, match="no form"):
+        parse_forms(" , ")

@@ -41,3 +41,5 @@ def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:
     empty.mkdir()
     assert_clean_error(chrysalis("fix", cwd=empty), 2, "No test command", "--test")
     assert_clean_error(chrysalis("fix", "--samples", "0", cwd=empty), 2, "--samples 0")
+    assert_clean_error(chrysalis("fix", "--forms", "line,patch", cwd=empty), 2, "--forms 'line,patch'",
+                       "unknown form 'patch'", "line, function, diff")  # fmt: skip

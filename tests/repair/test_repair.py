@@ -114,6 +114,15 @@ def test_templates_find_a_one_token_fix_the_model_misses_and_cost_no_tokens(proj
     assert isinstance(end, RepairEnd) and end.templates == report.templates and end.tokens == report.tokens
 
 
+def test_the_unified_diff_form_when_asked_for_applies_a_hunk(project: Path) -> None:
+    hunk = json.dumps({"diff": "@@ -5,2 +5,2 @@\n         total += v\n-    return total / (len(values) + 1)\n"
+                                "+    return total / len(values)"})  # fmt: skip
+    events: list[Event] = []
+    report = asyncio.run(repairer(project, [hunk, hunk], events, forms=("diff",)).run())
+    assert report.success and report.winner is not None and report.winner.form == "diff" and report.votes == 2
+    assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+
+
 def test_a_failure_counts_the_templates_tried(project: Path) -> None:
     (project / "stats.py").write_text(STATS.replace("return total / (len(values) + 1)", "return total / 7"))
     report = asyncio.run(repairer(project, [WRONG] * 4, [], samples=2, max_samples=2, rounds=1, templates=5).run())

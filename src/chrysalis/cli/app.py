@@ -48,6 +48,9 @@ def fix(
         int, typer.Option("--samples", help="Candidate patches in the first round (doubling after).")
     ] = 10,
     max_samples: Annotated[int, typer.Option("--max-samples", help="Most candidate patches in all.")] = 40,
+    forms: Annotated[
+        str | None, typer.Option("--forms", help="Edit forms the samples take in turn: line, function, diff.")
+    ] = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     mode: ModeOpt = None,
@@ -63,7 +66,7 @@ def fix(
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, timeout=timeout,
                    workspace=workspace)  # fmt: skip
     raise typer.Exit(_guarded(lambda: fix_command(flags, test=test, samples=samples, max_samples=max_samples,
-                                                  json_output=json_output)))  # fmt: skip
+                                                  json_output=json_output, forms=forms)))  # fmt: skip
 
 
 app.add_typer(archive_app, name="archive")

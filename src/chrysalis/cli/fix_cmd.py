@@ -26,20 +26,33 @@ MAX_TOKENS = 512
 """A candidate's reply cap: a whole small function fits."""
 
 
-def fix_command(flags: dict[str, Any], *, test: str | None, samples: int, max_samples: int, json_output: bool) -> int:
+def fix_command(
+    flags: dict[str, Any],
+    *,
+    test: str | None,
+    samples: int,
+    max_samples: int,
+    json_output: bool,
+    forms: str | None = None,
+) -> int:
     """Localise, sample, validate, vote, apply; print events as they happen.
 
     Raises:
-        UsageError: no test command can be found, or a sample count is below 1.
+        UsageError: no test command can be found, a sample count is below 1, or ``--forms`` names an unknown form.
     """
     from chrysalis.llm.sampling import Sampler
     from chrysalis.repair import RepairConfig, Repairer
+    from chrysalis.repair.candidates import FORMS, parse_forms
     from chrysalis.tools.run_tests import detect_test_command
     from chrysalis.tools.sandbox import SandboxOptions
 
     for flag, value in (("--samples", samples), ("--max-samples", max_samples)):
         if value < 1:
             raise UsageError(f"{flag} {value}: give a whole number of 1 or more.")
+    try:
+        turn = FORMS if forms is None else parse_forms(forms, f"--forms {forms!r}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     settings = load_settings(flags)
     print_warnings(settings.warnings)
     command = test or settings.test_command or detect_test_command(settings.workspace)
@@ -51,7 +64,7 @@ def fix_command(flags: dict[str, Any], *, test: str | None, samples: int, max_sa
     level = plan_for(settings.priority).voting
     voting = VotingConfig.level("low" if level == "none" else level)
     config = RepairConfig(command, samples=samples, max_samples=max(max_samples, samples), voting=voting,
-                          time_limit=settings.timeout)  # fmt: skip
+                          forms=turn, time_limit=settings.timeout)  # fmt: skip
     sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
     writes = settings.level >= 2 and settings.mode == "code"

@@ -10,6 +10,10 @@ the edit it is asked for, taking turns per suspect (two one-line samples, then a
   model fixates on the line where the error is raised, whatever the temperature; asking line by line
   (AlphaRepair's masked-line idea) reaches the base case or the bound that is really wrong.
 - ``function``: the whole corrected function (``{"code": "..."}``).
+- ``diff`` (not in the default turn; ``RepairConfig.forms``): a unified diff of the function
+  (``{"diff": "<@@ line, then -old, +new lines>"}``). Its hunk header's numbers are ignored: the context and
+  removed lines must be found, in order, in the function (indentation and the listing's line
+  numbers forgiven), or the reply is unusable.
 
 Decoding is constrained to that JSON shape, so every reply is well-formed. The prompt puts what all
 samples share first (the function with line numbers, the failing tests' output) and the form last,
@@ -23,6 +27,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import re
 import textwrap
 import time
 from collections import Counter
@@ -36,11 +41,13 @@ from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.mutants import Mutant, mutants
 
-__all__ = ["FORMS", "Candidate", "CandidateSource", "Form", "prompt_for"]
+__all__ = ["FORMS", "SAMPLE_FORMS", "Candidate", "CandidateSource", "Form", "parse_forms", "prompt_for"]
 
-Form = Literal["line", "function", "template"]
+Form = Literal["line", "function", "diff", "template"]
 FORMS: tuple[Form, ...] = ("line", "function", "line")
 """The forms in turn, by index: two one-line samples (about 1.5 s each here) per whole function (about 6 s)."""
+SAMPLE_FORMS: tuple[Form, ...] = ("line", "function", "diff")
+"""The forms a model can be asked for (``template`` candidates are made without one)."""
 LINE_SCHEMA = {"type": "object", "properties": {"line": {"type": "integer"}, "code": {"type": "string"}},
                "required": ["line", "code"], "additionalProperties": False}  # fmt: skip
 FUNCTION_SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"],
@@ -49,11 +56,20 @@ SYSTEM = (
     "You fix one bug in a Python function. The failing tests show the correct behaviour. Change as little as "
     "possible: fix the wrong line, do not add special cases for the tests' inputs, and never edit the tests."
 )
+DIFF_SCHEMA = {"type": "object", "properties": {"diff": {"type": "string"}}, "required": ["diff"],
+               "additionalProperties": False}  # fmt: skip
 CODE_SCHEMA = FUNCTION_SCHEMA
 _FORM_ASK: dict[Form, str] = {
     "line": 'Reply with JSON: {"line": <the number of the buggy line>, "code": "<that line, corrected>"}.',
     "function": 'Reply with JSON: {"code": "<the whole function, corrected>"}.',
+    "diff": (
+        'Reply with JSON: {"diff": "<a unified diff of the function: a @@ line, then the lines around the '
+        'fix starting with a space, the wrong lines starting with -, their corrections starting with +>"}.'
+    ),
 }
+_LISTING_NUMBER = re.compile(r"^\s*\d+ \| ?")
+"""``  12 | `` at the start of a diff line: the prompt's numbered listing, copied into the diff."""
+_DIFF_HEADERS = ("---", "+++", "@@", "diff ", "index ", "\\")
 MAX_FAILURE_LINES = 40
 MAX_CONTEXT_LINES = 24
 
@@ -78,13 +94,18 @@ class Candidate:
 class CandidateSource:
     """Draws candidates for suspects from one model, with the failing tests' output in every prompt."""
 
-    def __init__(self, sampler: Sampler, workspace: Path, failure: str) -> None:
-        """``sampler`` gives the backend and the token cap; ``failure`` is the failing tests' output to show."""
+    def __init__(self, sampler: Sampler, workspace: Path, failure: str, forms: tuple[Form, ...] = FORMS) -> None:
+        """``sampler`` gives the backend and the token cap; ``failure`` is the failing tests' output to show.
+
+        ``forms`` is the turn of edit forms each suspect's samples take (``parse_forms`` checks one).
+        """
         self._samplers = {
             "line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=LINE_SCHEMA),
             "at_line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=CODE_SCHEMA),
             "function": Sampler(sampler.backend, max_tokens=sampler.max_tokens, json_schema=FUNCTION_SCHEMA),
+            "diff": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 256), json_schema=DIFF_SCHEMA),
         }
+        self.forms = forms
         self.workspace = workspace
         self.failure = failure
         self._turns: Counter[tuple[str, str]] = Counter()
@@ -108,8 +129,8 @@ class CandidateSource:
         key = (suspect.path, suspect.function)
         turn = self._turns[key]
         self._turns[key] += 1
-        form = FORMS[turn % len(FORMS)]
-        voter = sum(1 for i in range(turn) if FORMS[i % len(FORMS)] == form)
+        form = self.forms[turn % len(self.forms)]
+        voter = sum(1 for i in range(turn) if self.forms[i % len(self.forms)] == form)
         original = (self.workspace / suspect.path).read_text(encoding="utf-8")
         messages = prompt_for(suspect, original, self.failure, form, hint)
         sampler, at = self._samplers[form], None
@@ -126,6 +147,22 @@ class CandidateSource:
         diff, changed = _diff(suspect.path, original, new_text)
         tokens = completion.input_tokens - completion.cached_tokens + completion.output_tokens
         return Candidate(index, suspect, form, completion.text, new_text, problem, diff, changed, tokens, seconds)
+
+
+def parse_forms(text: str, where: str = "forms") -> tuple[Form, ...]:
+    """``"line,function,diff"`` as a turn of forms.
+
+    Raises:
+        ValueError: an empty list or an unknown form, named with ``where`` and the forms allowed.
+    """
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SAMPLE_FORMS]
+    if not names or unknown:
+        bad = f"unknown form {unknown[0]!r}" if unknown else "no form"
+        raise ValueError(f"{where}: {bad}; give a comma-separated turn of {', '.join(SAMPLE_FORMS)} "
+                         f"(default {','.join(FORMS)})")  # fmt: skip
+    by_name: dict[str, Form] = {form: form for form in SAMPLE_FORMS}
+    return tuple(by_name[name] for name in names)
 
 
 def prompt_for(
@@ -263,12 +300,17 @@ def apply_reply(
     """
     try:
         data = json.loads(reply, strict=False)  # constrained decoding may put raw newlines inside strings
-        code = str(data["code"])
+        code = str(data["diff" if form == "diff" else "code"])
         line = (int(data["line"]) if at is None else at) if form == "line" else 0
     except (ValueError, KeyError, TypeError):
         return None, "the reply is not the JSON asked for"
     lines = original.splitlines(keepends=True)
-    if form == "line":
+    if form == "diff":
+        patched, why = apply_hunk(lines, suspect, code)
+        if patched is None:
+            return None, why
+        lines = patched
+    elif form == "line":
         if "\n" in code.strip():
             return None, "the reply's code is more than one line"
         target = _target_line(lines, suspect, line, code)
@@ -297,6 +339,51 @@ def apply_reply(
     if new_text == original:
         return None, f"the reply changes nothing in {suspect.function}"
     return new_text, None
+
+
+def apply_hunk(lines: list[str], suspect: Suspect, diff: str) -> tuple[list[str] | None, str | None]:
+    """``lines`` with a unified diff's hunk applied inside the suspect function, or ``(None, why not)``.
+
+    The ``@@`` numbers are ignored (small models rarely get them right): the hunk's old side (its
+    context and ``-`` lines, in order) must match consecutive lines of the function, compared
+    without indentation. A line with no marker counts as context. The new lines keep the model's
+    relative indentation, shifted to where the old side matched.
+    """
+    old_side: list[str] = []
+    new_side: list[tuple[str, bool]] = []  # (text, added)
+    for raw in diff.splitlines():
+        if raw.startswith(_DIFF_HEADERS) or not raw.strip():
+            continue
+        marker, text = (raw[0], raw[1:]) if raw[0] in " +-" else (" ", raw)
+        text = _LISTING_NUMBER.sub("", text)
+        if marker in " -":
+            old_side.append(text)
+        if marker in " +":
+            new_side.append((text, marker == "+"))
+    if not any(added for _, added in new_side) and len(old_side) == len(new_side):
+        return None, "the diff adds and removes nothing"
+    if not old_side:
+        return None, "the diff has no context or removed line to place it by"
+    wanted = [text.strip() for text in old_side]
+    for start in range(suspect.start, suspect.end - len(wanted) + 2):
+        if [lines[n - 1].strip() for n in range(start, start + len(wanted))] == wanted:
+            break
+    else:
+        return None, f"the diff's old lines are not in {suspect.function}"
+    first_old = lines[start - 1]
+    shift = _indent(first_old) - _indent(old_side[0])
+    kept = iter(lines[start - 1 : start - 1 + len(wanted)])
+    replacement: list[str] = []
+    for text, added in new_side:
+        if not added:  # context: the file's own line, as it is
+            replacement.append(next(line for line in kept if line.strip() == text.strip()))
+            continue
+        replacement.append(" " * max(0, _indent(text) + shift) + text.strip() + "\n")
+    return [*lines[: start - 1], *replacement, *lines[start - 1 + len(wanted) :]], None
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
 
 
 def _target_line(lines: list[str], suspect: Suspect, line: int, code: str) -> int | None:

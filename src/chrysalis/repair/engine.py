@@ -27,7 +27,7 @@ from pathlib import Path
 
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
-from chrysalis.repair.candidates import Candidate, CandidateSource
+from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form
 from chrysalis.repair.choose import choose, normalised, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
@@ -69,6 +69,8 @@ class RepairConfig:
     """A file or function name where the bug probably is: matching suspects go first."""
     templates: int = 40
     """Template candidates (``mutants.py``: one-token edits of the suspicious lines) validated per round; 0 for none."""
+    forms: tuple[Form, ...] = FORMS
+    """The edit forms each suspect's samples take in turn (``candidates.py``): ``line``, ``function``, ``diff``."""
     time_limit: float | None = None
     """Seconds for the whole repair: once spent, no more candidates are drawn, and the test runs of those drawn
     are cut to the time left (``MIN_TEST_SECONDS`` at least)."""
@@ -150,7 +152,7 @@ class Repairer:
             return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
         located = _hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
-        source = CandidateSource(self.sampler, self.workspace, located.run.output)
+        source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms)
         tests = test_sources(self.workspace)
         passing: list[Candidate] = []
         failing: list[tuple[Candidate, TestRun]] = []
