@@ -12,6 +12,7 @@ from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.llm.testing import ScriptedChatBackend
 from chrysalis.repair import RepairConfig, Repairer, engine
+from chrysalis.repair.candidates import Candidate
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 from tests.repair.conftest import FIXED_LINE, STATS
@@ -121,6 +122,29 @@ def test_the_unified_diff_form_when_asked_for_applies_a_hunk(project: Path) -> N
     report = asyncio.run(repairer(project, [hunk, hunk], events, forms=("diff",)).run())
     assert report.success and report.winner is not None and report.winner.form == "diff" and report.votes == 2
     assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+
+
+def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_cancelled(project: Path) -> None:
+    # the wrong count comes first, so most of the templates (for the lines after it) are queued behind its fix
+    (project / "stats.py").write_text(STATS.replace("    total = 0\n", "    count = len(values) + 1\n    total = 0\n")
+                                      .replace("return total / (len(values) + 1)", "return total / count"))  # fmt: skip
+    right = json.dumps({"line": 3, "code": "count = len(values)"})
+    fixer = repairer(project, [right, right], [], samples=2, templates=40, concurrency=1)
+    validated: list[str] = []
+    validate = fixer._validate
+
+    def counting(candidate: Candidate, failed: tuple[str, ...]) -> object:
+        validated.append(candidate.reply)
+        return validate(candidate, failed)
+
+    fixer._validate = counting  # type: ignore[method-assign,assignment]
+    report = asyncio.run(fixer.run())
+    # the first sample writes the program of the template that drops ``+ 1``: two votes, decided (k=2); the
+    # templates still queued, one vote each at most, cannot win, and their test runs never happen
+    assert report.success and report.votes == 2 and report.winner is not None and report.winner.form == "template"
+    assert report.winner.reply == "drop `+ 1`" and report.samples == 1
+    assert "drop `+ 1`" in validated and len(validated) < report.templates / 2, (validated, report.templates)
+    assert "    count = len(values)\n" in (project / "stats.py").read_text()
 
 
 def test_a_failure_counts_the_templates_tried(project: Path) -> None:

@@ -128,6 +128,7 @@ class Repairer:
         self._verdicts: dict[str, asyncio.Future[_Verdict]] = {}
         """One validation per normalised form, shared by every candidate of that form."""
         self._keys: dict[asyncio.Task[tuple[Candidate, _Verdict]], str] = {}
+        self._candidates: dict[asyncio.Task[tuple[Candidate, _Verdict]], Candidate] = {}
         self._gate = asyncio.Semaphore(config.concurrency)
         self._deadline = float("inf")
         """When the time limit runs out: no more drawing, and test runs are cut to the time left."""
@@ -193,7 +194,7 @@ class Repairer:
                 tasks.append(task)
                 if await self._agreed(tasks, normalised(candidate)):
                     break
-            results = await asyncio.gather(*tasks)
+            results = await self._settle(tasks)
             passing += [c for c, v in results if v.passed]
             failing += [(c, v.run) for c, v in results if not v.passed]
             flagged.update(round_flags)
@@ -259,7 +260,38 @@ class Repairer:
 
         task = asyncio.create_task(verdict())
         self._keys[task] = key
+        self._candidates[task] = candidate
         return task
+
+    async def _settle(self, tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]]) -> list[tuple[Candidate, _Verdict]]:
+        """The round's verdicts, leaving out the validations that could no longer change the vote.
+
+        ``choose`` ranks a passing form by (votes, smaller diff, earlier candidate). Once a form has
+        passed, a form still waiting for its test run whose rank is lower loses whatever its verdict,
+        so its run is cancelled (most often the rest of the templates, once a sample agreed with
+        one). The winner is the one waiting for every verdict would give; only ``passed`` counts less.
+        """
+        forms: dict[str, list[Candidate]] = {}
+        for task in tasks:
+            forms.setdefault(self._keys[task], []).append(self._candidates[task])
+        rank = {key: _rank(candidates) for key, candidates in forms.items()}
+        results: dict[asyncio.Task[tuple[Candidate, _Verdict]], tuple[Candidate, _Verdict]] = {}
+        best: tuple[int, int, int] | None = None
+        pending = set(tasks)
+        while pending:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                results[task] = task.result()
+                if task.result()[1].passed and (best is None or rank[self._keys[task]] > best):
+                    best = rank[self._keys[task]]
+            if best is None:
+                continue
+            hopeless = {task for task in pending if rank[self._keys[task]] < best}
+            for task in hopeless:
+                task.cancel()
+                self._verdicts[self._keys[task]].cancel()
+            pending -= hopeless
+        return [results[task] for task in tasks if task in results]
 
     async def _gated(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
         async with self._gate:
@@ -321,6 +353,15 @@ class Repairer:
                             rounds=rounds,
                             tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
         return report
+
+
+def _rank(candidates: Sequence[Candidate]) -> tuple[int, int, int]:
+    """How ``choose`` ranks a form with these candidates if it passes (greater is better).
+
+    More votes first, then the smaller diff, then the earlier candidate.
+    """
+    smallest = min(candidates, key=lambda c: (c.changed_lines, c.index))
+    return len(candidates), -smallest.changed_lines, -smallest.index
 
 
 def _next_templates(
