@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import functools
 import json
 import os
 import platform
@@ -194,6 +195,7 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
             "max_seconds": max(row["seconds"] for row in mine),
             "mean_samples": round(sum(samples) / len(samples), 1) if samples else None,
             "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
+            "commits": sorted({row["commit"] for row in mine}),
         }  # fmt: skip
     if "loop" in summary:
         base = max(summary["loop"]["fixed"], 1)
@@ -211,6 +213,11 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
               f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
               f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}")  # fmt: skip
     print("done! = ended with an answer while the tests still failed")
+    commits = {config: row["commits"] for config, row in summary.items()}
+    if len({tuple(c) for c in commits.values()}) > 1 or any(len(c) > 1 for c in commits.values()):
+        print("measured at different commits: " + "; ".join(f"{k} {', '.join(v)}" for k, v in commits.items()))
+    else:
+        print(f"all measured at {', '.join(next(iter(commits.values()), []))}")
 
 
 def _home() -> tempfile.TemporaryDirectory[str]:
@@ -232,6 +239,7 @@ def main() -> int:
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
     parser.add_argument("--out", type=Path, default=RESULTS)
     options = parser.parse_args()
+    _commit()  # now, before anything can move HEAD during a run of hours
     configs = [c.strip() for c in options.configs.split(";" if "@" in options.configs else ",") if c.strip()]
     for config in configs:  # a bad name fails now, not hours into the run
         if config not in ("loop", "agent"):
@@ -262,8 +270,9 @@ def main() -> int:
     return 0
 
 
+@functools.cache
 def _commit() -> str:
-    """The code measured: HEAD, marked ``+dirty`` when the work tree has changes."""
+    """The code measured: HEAD when the bench started (it imports the code once), ``+dirty`` with changes then."""
     root = Path(__file__).parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,

@@ -56,6 +56,7 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
             "samples": None if config == "loop" else 4,
             "tokens": 100,
             "said_done_failing": not fixed,
+            "commit": "abc1234",
         }
 
     rows = [
@@ -69,6 +70,7 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
     assert summary["loop"]["bugs"] == summary["repair-5"]["bugs"] == 2
     assert summary["repair-5"]["fixed"] == 2 and summary["repair-5"]["times_loop"] == 2.0
     assert summary["loop"]["said_done_failing"] == 1 and summary["loop"]["mean_samples"] is None
+    assert summary["loop"]["commits"] == ["abc1234"]
 
 
 def test_configuration_names_say_samples_and_templates() -> None:
