@@ -49,7 +49,8 @@ def fix(
     ] = 10,
     max_samples: Annotated[int, typer.Option("--max-samples", help="Most candidate patches in all.")] = 40,
     forms: Annotated[
-        str | None, typer.Option("--forms", help="Edit forms the samples take in turn: line, function, diff.")
+        str | None,
+        typer.Option("--forms", help="Edit forms in turn: line, function, diff (default line,function,line)."),
     ] = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
