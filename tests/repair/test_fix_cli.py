@@ -43,3 +43,10 @@ def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:
     assert_clean_error(chrysalis("fix", "--samples", "0", cwd=empty), 2, "--samples 0")
     assert_clean_error(chrysalis("fix", "--forms", "line,patch", cwd=empty), 2, "--forms 'line,patch'",
                        "unknown form 'patch'", "line, function, diff")  # fmt: skip
+
+
+def test_fix_refuses_a_budget_it_could_not_enforce(project: Path) -> None:
+    done = chrysalis("fix", "--model", "openai:some-unpriced-model", "--base-url", "http://127.0.0.1:9", "--budget",
+                     "0.5", "--test", "python -m pytest -q", cwd=project)  # fmt: skip
+    assert_clean_error(done, 2, "--budget", "cannot be enforced", "[prices]")
+    assert (project / "stats.py").read_text() == STATS

@@ -161,6 +161,17 @@ def test_a_spent_time_limit_draws_no_more_candidates_and_says_so(project: Path) 
     assert (project / "stats.py").read_text() == STATS
 
 
+def test_a_spent_budget_draws_no_more_samples_and_says_so(project: Path) -> None:
+    events: list[Event] = []
+    fixer = repairer(project, [WRONG] * 8, events, samples=4, budget=0.25)
+    fixer.price = lambda tokens_in, tokens_out: 0.1  # each sample costs 10 cents
+    report = asyncio.run(fixer.run())
+    assert not report.success and report.samples == 3 and report.cost == pytest.approx(0.3)
+    assert report.problem == "no candidate passed the tests (3 drawn before the budget)"
+    end = events[-1]
+    assert isinstance(end, RepairEnd) and end.cost_usd == pytest.approx(0.3)
+
+
 def test_passing_tests_need_no_repair(project: Path) -> None:
     (project / "stats.py").write_text(STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE))
     report = asyncio.run(repairer(project, [], []).run())

@@ -224,6 +224,8 @@ class RepairEnd(_Base):
     problem: str | None = None
     templates: int = 0
     """Template candidates tried (one-token edits of the suspicious lines, validated like samples)."""
+    cost_usd: float = 0.0
+    """What the samples cost (0 on the embedded model); ``--budget`` stops the drawing when it is spent."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,7 +26,7 @@ from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.subagents import SubAgents
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
-from chrysalis.errors import ChrysalisError, ConfigError, UsageError
+from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.stores import Stores
 from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolSpec
@@ -312,18 +312,10 @@ class AgentSession:
 
     def _check_budget(self) -> None:
         """A budget on a model whose price is unknown would never stop anything: refuse it up front."""
-        from chrysalis.llm.pricing import is_priced
+        from chrysalis.llm.pricing import check_budget
 
         s = self.settings
-        if s.budget is None or is_priced(self.active_model, s.prices):
-            return
-        name = self.active_model.partition(":")[2] or self.active_model
-        raise ConfigError(
-            f"{s.sources.get('budget', 'budget')}: a budget of ${s.budget:g} cannot be enforced, because the model "
-            f"{self.active_model!r} has no known price (every request would count as $0). Give it one in "
-            f'.chrysalis/config.toml: [prices] "{name}" = {{ input = 0.5, output = 1.5 }} (USD per million '
-            "tokens), or run without --budget."
-        )
+        check_budget(self.active_model, s.budget, s.prices, s.sources.get("budget", "budget"))
 
     def _auto_candidates(self) -> tuple[str, ...]:
         """The models ``auto`` picks among (checked now, so a bad ``auto_models`` fails before any run)."""

@@ -57,6 +57,7 @@ def fix(
     mode: ModeOpt = None,
     level: LevelOpt = None,
     priority: PriorityOpt = None,
+    budget: BudgetOpt = None,
     timeout: TimeoutOpt = None,
     workspace: WorkspaceOpt = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
@@ -64,8 +65,8 @@ def fix(
     """Make the failing tests pass: localise, sample many patches, keep those the tests pass, vote, apply."""
     from chrysalis.cli.fix_cmd import fix_command
 
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, timeout=timeout,
-                   workspace=workspace)  # fmt: skip
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
+                   timeout=timeout, workspace=workspace)  # fmt: skip
     raise typer.Exit(_guarded(lambda: fix_command(flags, test=test, samples=samples, max_samples=max_samples,
                                                   json_output=json_output, forms=forms)))  # fmt: skip
 

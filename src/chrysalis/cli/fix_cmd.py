@@ -40,6 +40,7 @@ def fix_command(
     Raises:
         UsageError: no test command can be found, a sample count is below 1, or ``--forms`` names an unknown form.
     """
+    from chrysalis.llm.pricing import check_budget, cost_usd
     from chrysalis.llm.sampling import Sampler
     from chrysalis.repair import RepairConfig, Repairer
     from chrysalis.repair.candidates import FORMS, parse_forms
@@ -61,10 +62,11 @@ def fix_command(
             f"No test command for {settings.workspace}: give --test \"CMD\" (e.g. --test 'python -m pytest -q'), "
             "or set test_command in .chrysalis/config.toml."
         )
+    check_budget(settings.model, settings.budget, settings.prices, settings.sources.get("budget", "budget"))
     level = plan_for(settings.priority).voting
     voting = VotingConfig.level("low" if level == "none" else level)
     config = RepairConfig(command, samples=samples, max_samples=max(max_samples, samples), voting=voting,
-                          forms=turn, time_limit=settings.timeout)  # fmt: skip
+                          forms=turn, budget=settings.budget, time_limit=settings.timeout)  # fmt: skip
     sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
     writes = settings.level >= 2 and settings.mode == "code"
@@ -76,7 +78,9 @@ def fix_command(
             render(event)
 
         repairer = Repairer(settings.workspace, sampler, config, options=SandboxOptions.from_settings(settings),
-                            checkpoints=stores.checkpoints, run_id=run_id, emit=emit)  # fmt: skip
+                            checkpoints=stores.checkpoints, run_id=run_id, emit=emit,
+                            price=lambda tokens_in, tokens_out: cost_usd(settings.model, tokens_in, tokens_out,
+                                                                         settings.prices))  # fmt: skip
         report = asyncio.run(repairer.run(apply=writes))
     if report.success and not writes and not json_output:
         RichRenderer().console.print(

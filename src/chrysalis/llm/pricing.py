@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
-__all__ = ["PRICES", "cost_usd", "is_priced", "price_per_million"]
+from chrysalis.errors import ConfigError
+
+__all__ = ["PRICES", "check_budget", "cost_usd", "is_priced", "price_per_million"]
 
 Prices = Mapping[str, tuple[float, float]]
 """The user's own ``[prices]`` table: model (``provider:name`` or the bare name) -> USD per million (in, out)."""
@@ -62,6 +64,22 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: Prices |
 def is_priced(model: str, prices: Prices | None = None) -> bool:
     """True when ``cost_usd`` is real for ``model``: it runs locally, or its price is configured or known."""
     return _price(model, prices) is not None
+
+
+def check_budget(model: str, budget: float | None, prices: Prices | None, where: str = "budget") -> None:
+    """Refuse a budget on a model whose price is unknown: every request would count as $0, and nothing would stop.
+
+    Raises:
+        ConfigError: naming ``where`` the budget came from (a flag, a file) and how to give the model a price.
+    """
+    if budget is None or is_priced(model, prices):
+        return
+    name = model.partition(":")[2] or model
+    raise ConfigError(
+        f"{where}: a budget of ${budget:g} cannot be enforced, because the model {model!r} has no known price "
+        f'(every request would count as $0). Give it one in .chrysalis/config.toml: [prices] "{name}" = '
+        "{ input = 0.5, output = 1.5 } (USD per million tokens), or run without --budget."
+    )
 
 
 def _price(model: str, prices: Prices | None) -> tuple[float, float] | None:

@@ -31,7 +31,7 @@ import re
 import textwrap
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -89,16 +89,27 @@ class Candidate:
     """Lines removed plus lines added: what "smallest diff" compares."""
     tokens: int
     seconds: float
+    cost: float = 0.0
+    """USD the sample cost (``price`` of its tokens; 0 for templates and for models on this machine)."""
 
 
 class CandidateSource:
     """Draws candidates for suspects from one model, with the failing tests' output in every prompt."""
 
-    def __init__(self, sampler: Sampler, workspace: Path, failure: str, forms: tuple[Form, ...] = FORMS) -> None:
+    def __init__(
+        self,
+        sampler: Sampler,
+        workspace: Path,
+        failure: str,
+        forms: tuple[Form, ...] = FORMS,
+        price: Callable[[int, int], float] | None = None,
+    ) -> None:
         """``sampler`` gives the backend and the token cap; ``failure`` is the failing tests' output to show.
 
-        ``forms`` is the turn of edit forms each suspect's samples take (``parse_forms`` checks one).
+        ``forms`` is the turn of edit forms each suspect's samples take (``parse_forms`` checks one);
+        ``price`` turns a sample's (input, output) tokens into USD (none: free).
         """
+        self.price = price
         self._samplers = {
             "line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=LINE_SCHEMA),
             "at_line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=CODE_SCHEMA),
@@ -146,7 +157,8 @@ class CandidateSource:
         new_text, problem = apply_reply(original, suspect, form, completion.text, at=at)
         diff, changed = _diff(suspect.path, original, new_text)
         tokens = completion.input_tokens - completion.cached_tokens + completion.output_tokens
-        return Candidate(index, suspect, form, completion.text, new_text, problem, diff, changed, tokens, seconds)
+        cost = self.price(completion.input_tokens, completion.output_tokens) if self.price else 0.0
+        return Candidate(index, suspect, form, completion.text, new_text, problem, diff, changed, tokens, seconds, cost)
 
 
 def parse_forms(text: str, where: str = "forms") -> tuple[Form, ...]:

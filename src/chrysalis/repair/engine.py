@@ -71,6 +71,8 @@ class RepairConfig:
     """Template candidates (``mutants.py``: one-token edits of the suspicious lines) validated per round; 0 for none."""
     forms: tuple[Form, ...] = FORMS
     """The edit forms each suspect's samples take in turn (``candidates.py``): ``line``, ``function``, ``diff``."""
+    budget: float | None = None
+    """USD the samples may cost (``Repairer``'s ``price``): once spent, no more are drawn (those drawn are judged)."""
     time_limit: float | None = None
     """Seconds for the whole repair: once spent, no more candidates are drawn, and the test runs of those drawn
     are cut to the time left (``MIN_TEST_SECONDS`` at least)."""
@@ -96,6 +98,8 @@ class RepairReport:
     problem: str | None = None
     templates: int = 0
     """Template candidates tried (``mutants.py``), besides the samples."""
+    cost: float = 0.0
+    """USD the samples cost."""
 
 
 @dataclass
@@ -117,8 +121,11 @@ class Repairer:
         checkpoints: CheckpointStore | None = None,
         run_id: str = "repair",
         emit: Callable[[Event], None] | None = None,
+        price: Callable[[int, int], float] | None = None,
     ) -> None:
+        """``price`` turns a sample's (input, output) tokens into USD for ``config.budget`` (none: samples are free)."""
         self.workspace = workspace.resolve()
+        self.price = price
         self.sampler = sampler
         self.config = config
         self.options = options or SandboxOptions()
@@ -153,20 +160,21 @@ class Repairer:
             return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
         located = _hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
-        source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms)
+        source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms, self.price)
         tests = test_sources(self.workspace)
         passing: list[Candidate] = []
         failing: list[tuple[Candidate, TestRun]] = []
         flagged: Counter[str] = Counter()
         drawn = tokens = rounds = made = 0
+        cost = 0.0
         templates: dict[tuple[Suspect, bool], Iterator[Candidate]] = {}
         hint = ""
-        deadline = self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
+        self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
         for round_no in range(cfg.rounds):
             budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
             suspects = located.suspects[: cfg.suspects + round_no]
             batch = _next_templates(source, suspects, templates, cfg.templates, made, variables=round_no > 0)
-            if (budget <= 0 and not batch) or time.perf_counter() >= deadline:
+            if (budget <= 0 and not batch) or self._spent(time.perf_counter(), cost) is not None:
                 break
             rounds += 1
             round_started = time.perf_counter()
@@ -175,7 +183,7 @@ class Repairer:
             made += len(batch)
             tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(budget):
-                if time.perf_counter() >= deadline:
+                if self._spent(time.perf_counter(), cost) is not None:
                     break
                 suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
                 candidate = await source.draw(suspect, made, hint=hint)
@@ -183,6 +191,7 @@ class Repairer:
                 made += 1
                 round_drawn += 1
                 tokens += candidate.tokens
+                cost += candidate.cost
                 if candidate.new_text is None:
                     unusable += 1
                     continue
@@ -206,20 +215,29 @@ class Repairer:
                 break
             hint = _feedback(failing)
         if not passing:
-            spent = " before the time limit" if time.perf_counter() >= deadline else ""
+            limit = self._spent(time.perf_counter(), cost)
+            spent = f" before the {limit}" if limit else ""
             tried = f", {made - drawn} templates tried" if made > drawn else ""
             why = f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
-            return self._end(located, started, samples=drawn, templates=made - drawn, tokens=tokens, rounds=rounds,
-                             flagged=flagged, problem=why)  # fmt: skip
+            return self._end(located, started, samples=drawn, templates=made - drawn, tokens=tokens, cost=cost,
+                             rounds=rounds, flagged=flagged, problem=why)  # fmt: skip
         choice = choose(passing, cfg.voting)
         applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
         problem = (
             None if applied or not apply else f"{choice.winner.suspect.path} changed while repair ran; not applied"
         )
         return self._end(located, started, winner=choice.winner, applied=applied, samples=drawn,
-                         templates=made - drawn, tokens=tokens,
+                         templates=made - drawn, tokens=tokens, cost=cost,
                          rounds=rounds, flagged=flagged, passed=len(passing), votes=choice.votes,
                          consensus=choice.consensus, problem=problem)  # fmt: skip
+
+    def _spent(self, now: float, cost: float) -> str | None:
+        """Which limit has run out (``"time limit"``, ``"budget"``), or None: then no more candidates are drawn."""
+        if now >= self._deadline:
+            return "time limit"
+        if self.config.budget is not None and cost >= self.config.budget:
+            return "budget"
+        return None
 
     def _schedule_all(
         self,
@@ -336,6 +354,7 @@ class Repairer:
         samples: int = 0,
         templates: int = 0,
         tokens: int = 0,
+        cost: float = 0.0,
         rounds: int = 0,
         flagged: Counter[str] | None = None,
         passed: int = 0,
@@ -346,12 +365,12 @@ class Repairer:
         seconds = round(time.perf_counter() - started, 2)
         success = winner is not None and problem is None
         report = RepairReport(success, applied, winner, located, samples, passed, votes, consensus, rounds, tokens,
-                              seconds, dict(flagged or {}), problem, templates)  # fmt: skip
+                              seconds, dict(flagged or {}), problem, templates, round(cost, 6))  # fmt: skip
         self.emit(RepairEnd(run_id=self.run_id, success=success, applied=applied,
                             path=winner.suspect.path if winner else None, diff=winner.diff if winner else "",
                             samples=samples, templates=templates, passed=passed, votes=votes, consensus=consensus,
-                            rounds=rounds,
-                            tokens=tokens, seconds=seconds, problem=problem))  # fmt: skip
+                            rounds=rounds, tokens=tokens, cost_usd=round(cost, 6), seconds=seconds,
+                            problem=problem))  # fmt: skip
         return report
 
 
