@@ -140,9 +140,10 @@ class RichRenderer:
         if isinstance(event, RepairRound):
             where = ", ".join(f"{s['path']}:{s['function']}" for s in event.suspects)
             flags = "".join(f", {n} {flag}" for flag, n in event.flagged.items())
-            templates = f" and {event.templates} templates" if event.templates else ""
-            c.print(Text(f"round {event.round}: {event.samples} samples{templates} for {where}: {event.passed} passed, "
-                         f"{event.unusable} unusable{flags} ({event.seconds:g} s)", "dim"))  # fmt: skip
+            templates = f" and {_n(event.templates, 'template')}" if event.templates else ""
+            line = (f"round {event.round}: {_n(event.samples, 'sample')}{templates} for {where}: "
+                    f"{event.passed} passed, {event.unusable} unusable{flags} ({event.seconds:g} s)")  # fmt: skip
+            c.print(Text(line, "dim"))
             return
         if event.diff:
             from rich.syntax import Syntax
@@ -150,9 +151,11 @@ class RichRenderer:
             c.print(Syntax(event.diff, "diff", theme="ansi_dark", background_color="default"))
         mark, style = ("✔", "green") if event.success else ("✘", "red")
         applied = "applied (chrysalis undo takes it back)" if event.applied else "not applied"
-        templates = f", {event.templates} templates" if event.templates else ""
-        summary = (f"{event.samples} samples{templates}, {event.passed} passed, {event.votes} votes for the winner, "
-                   f"{event.rounds} round(s), {event.tokens} tokens, {event.seconds:g} s")  # fmt: skip
+        templates = f", {_n(event.templates, 'template')}" if event.templates else ""
+        cost = f", ${event.cost_usd:.4f}" if event.cost_usd else ""
+        summary = (f"{_n(event.samples, 'sample')}{templates}, {event.passed} passed, "
+                   f"{_n(event.votes, 'vote')} for the winner, {_n(event.rounds, 'round')}, "
+                   f"{_n(event.tokens, 'token')}{cost}, {event.seconds:g} s")  # fmt: skip
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
@@ -228,3 +231,8 @@ class RichRenderer:
             c.print(Text(f"  priority: {event.priority} → {plan['keyword']} ({plan['reason']}): voting "
                          f"{plan['voting']}, {plan['check_retries']} check retries"
                          + (", reasoning" if plan["reasoning"] else ""), "dim"))  # fmt: skip
+
+
+def _n(count: int, noun: str) -> str:
+    """``1 sample``, ``3 samples``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
