@@ -36,6 +36,8 @@ daemon_app = typer.Typer(help="A warm process that makes `chrysalis run` start i
                          add_completion=False)  # fmt: skip
 app.add_typer(config_app, name="config")
 app.add_typer(daemon_app, name="daemon")
+keys_app = typer.Typer(help="The Ed25519 key pair that signs approvals.", add_completion=False)
+app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
 
 
@@ -348,6 +350,14 @@ def trust(
     from chrysalis.cli.trust_cmd import trust_command
 
     raise typer.Exit(_guarded(lambda: trust_command(folder, remove=remove, show=show)))
+
+
+@keys_app.command("init")
+def keys_init(json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
+    """Make the approval key pair under $CHRYSALIS_HOME/keys (private key mode 600; an existing pair is kept)."""
+    from chrysalis.cli.keys_cmd import keys_init_command
+
+    raise typer.Exit(_guarded(lambda: keys_init_command(json_output=json_output)))
 
 
 @daemon_app.command("start")
