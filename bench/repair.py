@@ -17,8 +17,11 @@ gets one attempt:
 
 Every outcome is judged here, after the attempt, by the same rule: **fixed** when the workspace's
 tests pass and the test file is unchanged; **clean** when the program's diff touches only the bug's
-line (``Bug.is_clean``); **exact** when the program is the original again. ``said_done`` counts the
-loop's runs that ended with an answer (no error) while the tests still failed.
+line (``Bug.is_clean``); **exact** when the program is the original again. ``said_done`` is the
+attempt's own claim of success (the run's ``success``, repair's report); ``said_done_failing`` counts
+the claims made while the tests still failed. A loop row's ``answered`` says whether the run ended
+with an answer at all (its check may then have said the tests fail), and its tokens come from the
+eval store, so a run stopped by the time limit counts what it used.
 
     python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,templates,repair-1,...,repair-20]
                            [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
@@ -78,29 +81,37 @@ def _settings(model: str, workspace: Path, time_limit: float) -> Any:
 
 
 def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_repair: bool) -> dict[str, Any]:
-    """One agent run; ``with_repair`` keeps its ``repair`` tool (else the coder tools alone)."""
-    from chrysalis.agent.events import ErrorEvent, Event, RunResult
+    """One agent run; ``with_repair`` keeps its ``repair`` tool (else the coder tools alone).
+
+    ``said_done`` is the run's own verdict (``success``: it answered and its final check did not
+    fail); ``answered`` is whether it ended with an answer at all. Tokens come from the eval store,
+    which logs the run's tally however it ends (a run stopped by the time limit included).
+    """
+    from chrysalis.agent.events import Event, Start
     from chrysalis.agent.session import AgentSession
     from chrysalis.tools.registry import profile_tools
 
-    tokens = 0
+    run_ids: list[str] = []
 
-    def count(event: Event) -> None:
-        nonlocal tokens
-        if isinstance(event, RunResult | ErrorEvent):
-            tokens = getattr(event, "input_tokens", 0) + getattr(event, "output_tokens", 0)
+    def note(event: Event) -> None:
+        if isinstance(event, Start):
+            run_ids.append(event.run_id)
 
     settings = _settings(model, workspace, time_limit)
-    session = AgentSession(settings, on_event=count, tools=None if with_repair else profile_tools("coder"))
-    answered = False
+    session = AgentSession(settings, on_event=note, tools=None if with_repair else profile_tools("coder"))
+    answered = success = False
     try:
         result = asyncio.run(session.run(TASK))
-        answered, tokens = True, result.input_tokens + result.output_tokens
+        answered, success = True, result.success
     except Exception as error:  # a timeout, a step limit, a model error: the attempt failed, the bench goes on
         print(f"  ({type(error).__name__}: {str(error)[:120]})", flush=True)
+    try:
+        marks = ",".join("?" * len(run_ids))
+        (used,) = session.stores.db.read(f"SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM evals "
+                                         f"WHERE run_id IN ({marks})", run_ids) if run_ids else [(0,)]  # fmt: skip
     finally:
         session.close()
-    return {"said_done": answered, "samples": None, "tokens": tokens}
+    return {"said_done": success, "answered": answered, "samples": None, "tokens": int(used[0])}
 
 
 def run_repair(
