@@ -283,11 +283,14 @@ def main() -> int:
 
 @functools.cache
 def _commit() -> str:
-    """The code measured: HEAD when the bench started (it imports the code once), ``+dirty`` with changes then."""
+    """The code measured: HEAD when the bench started (it imports the code once), ``+dirty`` with changes then.
+
+    Changes under ``bench/results`` (this bench's own output) do not count.
+    """
     root = Path(__file__).parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
-                           text=True)  # fmt: skip
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"], cwd=root,
+                           capture_output=True, text=True)  # fmt: skip
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
