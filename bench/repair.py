@@ -289,7 +289,8 @@ def _commit() -> str:
     """
     root = Path(__file__).parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"], cwd=root,
+    outside_results = ["--", ":/", ":(top,exclude)bench/results"]
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", *outside_results], cwd=root,
                            capture_output=True, text=True)  # fmt: skip
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
