@@ -352,6 +352,26 @@ def trust(
     raise typer.Exit(_guarded(lambda: trust_command(folder, remove=remove, show=show)))
 
 
+@app.command()
+def approvals(json_output: Annotated[bool, typer.Option("--json", help="One JSON array.")] = False) -> None:
+    """List the actions waiting for a signed approval (id, run, tool, arguments)."""
+    from chrysalis.cli.approvals_cmd import approvals_command
+
+    raise typer.Exit(_guarded(lambda: approvals_command(json_output=json_output)))
+
+
+@app.command()
+def approve(
+    request_id: Annotated[str, typer.Argument(metavar="ID", help="The request's id (from `chrysalis approvals`).")],
+    deny: Annotated[bool, typer.Option("--deny", help="Refuse it: the run goes on without the action.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Sign a decision on one waiting action with your key (chrysalis keys init); usable once, for 15 minutes."""
+    from chrysalis.cli.approvals_cmd import approve_command
+
+    raise typer.Exit(_guarded(lambda: approve_command(request_id, deny=deny, json_output=json_output)))
+
+
 @keys_app.command("init")
 def keys_init(json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
     """Make the approval key pair under $CHRYSALIS_HOME/keys (private key mode 600; an existing pair is kept)."""

@@ -1,0 +1,70 @@
+"""``chrysalis approvals`` and ``chrysalis approve ID [--deny]``: the person's side of signed approvals.
+
+``approve`` signs an envelope bound to the exact action the request shows (``runtime/envelopes.py``)
+with the key from ``chrysalis keys init`` and stores it; the worker that waits for it verifies it
+before the action runs. ``--deny`` signs a refusal the same way: the run goes on without the action.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from chrysalis.config import chrysalis_home
+from chrysalis.errors import EXIT_OK
+from chrysalis.runtime.approvals import ApprovalStore
+from chrysalis.runtime.database import database_url, open_engine
+
+__all__ = ["approvals_command", "approve_command"]
+
+
+def _store() -> ApprovalStore:
+    return ApprovalStore(open_engine(database_url(chrysalis_home())))
+
+
+def approvals_command(*, json_output: bool) -> int:
+    """List the pending requests: id, run, tool and arguments."""
+    pending = _store().pending()
+    if json_output:
+        print(json.dumps([request.to_json() for request in pending]))
+        return EXIT_OK
+    console = Console(highlight=False, soft_wrap=True)
+    if not pending:
+        console.print("No approval is pending.")
+        return EXIT_OK
+    table = Table("id", "run", "tool", "arguments", "asked")
+    for request in pending:
+        asked = datetime.datetime.fromtimestamp(request.created_at).strftime("%Y-%m-%d %H:%M:%S")
+        table.add_row(request.id, request.run_id, request.tool, json.dumps(request.args), asked)
+    console.print(table)
+    console.print("Approve one with `chrysalis approve ID`, refuse it with `chrysalis approve ID --deny`.")
+    return EXIT_OK
+
+
+def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
+    """Sign and store the decision on ``request_id``.
+
+    Raises:
+        UsageError: the id is unknown or already decided, or there is no key (``chrysalis keys init``).
+    """
+    from chrysalis.runtime.envelopes import sign
+    from chrysalis.runtime.keys import load_private
+
+    store = _store()
+    request = store.get(request_id)
+    key = load_private(chrysalis_home())
+    envelope = sign(key, request_id=request.id, tool=request.tool, args=request.args,
+                    decision="deny" if deny else "allow")  # fmt: skip
+    store.decide(envelope)
+    if json_output:
+        print(json.dumps({"id": request.id, "decision": envelope.decision, "expires_at": envelope.expires_at}))
+    else:
+        verb = "Refused" if deny else "Approved"
+        Console(highlight=False, soft_wrap=True).print(
+            f"{verb} {request.tool} {json.dumps(request.args)} for run {request.run_id} (signed with key "
+            f"{envelope.key_id}; usable once, until {datetime.datetime.fromtimestamp(envelope.expires_at):%H:%M:%S})."
+        )
+    return EXIT_OK
