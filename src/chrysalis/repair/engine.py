@@ -171,10 +171,10 @@ class Repairer:
         hint = ""
         self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
         for round_no in range(cfg.rounds):
-            budget = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)
+            quota = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)  # samples this round
             suspects = located.suspects[: cfg.suspects + round_no]
             batch = _next_templates(source, suspects, templates, cfg.templates, made, variables=round_no > 0)
-            if (budget <= 0 and not batch) or self._spent(time.perf_counter(), cost) is not None:
+            if (quota <= 0 and not batch) or self._spent(time.perf_counter(), cost) is not None:
                 break
             rounds += 1
             round_started = time.perf_counter()
@@ -182,7 +182,7 @@ class Repairer:
             unusable, round_flags, round_drawn = 0, Counter[str](), 0
             made += len(batch)
             tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
-            for j in range(budget):
+            for j in range(quota):
                 if self._spent(time.perf_counter(), cost) is not None:
                     break
                 suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
