@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,20 @@ def home() -> Path:
     return home
 
 
-@pytest.fixture
-def store(home: Path) -> ApprovalStore:
-    return ApprovalStore(open_engine(database_url(home)))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApprovalStore]:
+    """The store on SQLite, and on the PostgreSQL of TEST_POSTGRES_URL (scripts/postgres_for_tests.sh; CI sets it)."""
+    if request.param == "postgresql":
+        url = os.environ.get("TEST_POSTGRES_URL")
+        if not url:
+            pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
+        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url)  # the CLI in a subprocess uses it too
+        engine = open_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS approval_requests, approval_nonces, approval_log"))
+        engine.dispose()
+    with ApprovalStore(open_engine(database_url(home))) as opened:
+        yield opened
 
 
 def test_a_request_is_listed_approved_with_the_cli_and_usable_once(home: Path, store: ApprovalStore,
@@ -96,11 +108,12 @@ def test_forged_altered_expired_and_wrong_key_decisions_are_refused_and_logged(
     assert store.get(asked.id).status == "pending"
 
 
-def test_unknown_ids_a_missing_key_and_a_bad_database_url_exit_2_with_the_fix(tmp_path: Path) -> None:
+def test_unknown_ids_a_missing_key_and_a_bad_database_url_exit_2_with_the_fix(store: ApprovalStore,
+                                                                               tmp_path: Path) -> None:  # fmt: skip
     assert_clean_error(chrysalis("approve", "nope", cwd=tmp_path), 2, "No approval request 'nope'",
                        "chrysalis approvals")  # fmt: skip
-    store = ApprovalStore(open_engine(database_url(Path(os.environ["CHRYSALIS_HOME"]))))
     asked = store.request("run1", "shell", ARGS)
+    (Path(os.environ["CHRYSALIS_HOME"]) / "keys" / "approval_ed25519").unlink()
     assert_clean_error(chrysalis("approve", asked.id, cwd=tmp_path), 2, "chrysalis keys init")
     bad = chrysalis("approvals", cwd=tmp_path, env={"CHRYSALIS_DATABASE_URL": "mysql://u:secret@h/db"})
     assert_clean_error(bad, 2, "CHRYSALIS_DATABASE_URL", "'mysql'", "postgresql://")

@@ -27,7 +27,8 @@ def _store() -> ApprovalStore:
 
 def approvals_command(*, json_output: bool) -> int:
     """List the pending requests: id, run, tool and arguments."""
-    pending = _store().pending()
+    with _store() as store:
+        pending = store.pending()
     if json_output:
         print(json.dumps([request.to_json() for request in pending]))
         return EXIT_OK
@@ -53,12 +54,12 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
     from chrysalis.runtime.envelopes import sign
     from chrysalis.runtime.keys import load_private
 
-    store = _store()
-    request = store.get(request_id)
-    key = load_private(chrysalis_home())
-    envelope = sign(key, request_id=request.id, tool=request.tool, args=request.args,
-                    decision="deny" if deny else "allow")  # fmt: skip
-    store.decide(envelope)
+    with _store() as store:
+        request = store.get(request_id)
+        key = load_private(chrysalis_home())
+        envelope = sign(key, request_id=request.id, tool=request.tool, args=request.args,
+                        decision="deny" if deny else "allow")  # fmt: skip
+        store.decide(envelope)
     if json_output:
         print(json.dumps({"id": request.id, "decision": envelope.decision, "expires_at": envelope.expires_at}))
     else:

@@ -84,6 +84,16 @@ class ApprovalStore:
         )  # fmt: skip
         meta.create_all(engine)
 
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> ApprovalStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
     def request(self, run_id: str, tool: str, args: Mapping[str, Any]) -> ApprovalRequest:
         """Record that ``run_id`` waits for approval of ``tool`` with ``args``."""
         row = {"id": uuid.uuid4().hex[:12], "run_id": run_id, "tool": tool, "args": json.dumps(dict(args)),
