@@ -50,6 +50,7 @@ def test_precedence_flag_over_env_over_project_over_user(workspace: Path, chrysa
         ("budget", "-1", "non-negative"),
         ("timeout", "0", "positive number"),
         ("base_url", "localhost:8080", "http(s) URL"),
+        ("database_url", "mysql://localhost/db", "postgresql://USER:PASSWORD@HOST/DB"),
         ("yes", "maybe", "true or false"),
         ("model", ":", "provider:name"),
     ],
@@ -59,6 +60,12 @@ def test_bad_flag_values_name_the_flag_and_what_is_allowed(workspace: Path, key:
         load_settings({"workspace": workspace, key: value}, environ=env())
     message = str(caught.value)
     assert f"flag --{key.replace('_', '-')}" in message and repr(value) in message and allowed in message
+
+
+def test_a_password_in_a_bad_url_is_not_echoed(workspace: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"workspace": workspace, "database_url": "mysql://me:hunter2@db.example/runs"})
+    assert "hunter2" not in str(caught.value) and "mysql://me:***@db.example/runs" in str(caught.value)
 
 
 def test_bad_env_value_names_the_variable(workspace: Path) -> None:

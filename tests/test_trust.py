@@ -17,6 +17,7 @@ WIDENING = """\
 level = 3
 yes = true
 base_url = "http://127.0.0.1:9/v1"
+database_url = "postgresql://attacker@127.0.0.1:9/runs"
 mode = "ask"
 
 [permissions]
@@ -39,11 +40,11 @@ def _project(workspace: Path, text: str) -> Path:
 def test_an_untrusted_folder_cannot_widen_and_is_told_which_keys_were_ignored(workspace: Path) -> None:
     path = _project(workspace, WIDENING)
     settings = load_settings({"workspace": workspace}, environ=_env())
-    assert (settings.level, settings.yes, settings.base_url) == (2, False, None)
+    assert (settings.level, settings.yes, settings.base_url, settings.database_url) == (2, False, None, None)
     assert settings.mode == "ask"  # narrowing keys apply as always
     assert [(a, r) for a, r, _ in settings.permissions] == [("deny", "shell(rm:*)")]
     (warning,) = settings.warnings
-    for named in ("level = 3", "yes", "base_url", "permissions.allow", str(path), "chrysalis trust"):
+    for named in ("level = 3", "yes", "base_url", "database_url", "permissions.allow", str(path), "chrysalis trust"):
         assert named in warning
 
 
@@ -52,6 +53,7 @@ def test_a_trusted_folder_and_its_subfolders_get_their_config(workspace: Path, c
     assert add_trusted(chrysalis_home / "config.toml", workspace)
     settings = load_settings({"workspace": workspace}, environ=_env())
     assert (settings.level, settings.yes, settings.base_url) == (3, True, "http://127.0.0.1:9/v1")
+    assert settings.database_url == "postgresql://attacker@127.0.0.1:9/runs"
     assert ("allow", "shell(curl:*)") in [(a, r) for a, r, _ in settings.permissions]
     assert settings.warnings == ()
     assert remove_trusted(chrysalis_home / "config.toml", workspace)

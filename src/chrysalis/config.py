@@ -125,6 +125,8 @@ class Settings:
     """USD per million (input, output) tokens for models with no known price (``[prices]`` in config)."""
     daemon: bool = False
     """Start the warm process (``chrysalis daemon``) when a run finds none, so later runs start fast."""
+    database_url: str | None = None
+    """The durable runtime's database: ``postgresql://...`` for many workers; unset means SQLite under ``home``."""
     permissions: tuple[tuple[str, str, str], ...] = ()
     """Permission rules as (action, rule, source), from every config file, env and flags together."""
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -149,13 +151,14 @@ class Settings:
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
-    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge",
+    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
     "auto_models": 'a list of \'provider:name\' models such as ["local:qwen2.5-coder-1.5b", "openai:gpt-4o-mini"]'
     " (in the environment: comma-separated); empty for the default",
     "base_url": "an http(s) URL such as 'http://127.0.0.1:8080/v1'",
+    "database_url": "sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB, e.g. postgresql://chrysalis@localhost/db",
     "mode": "one of " + ", ".join(MODES),
     "level": "an integer from 0 to 3 (" + ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items()) + ")",
     "priority": "one of " + ", ".join(PRIORITY_KEYWORDS) + ", or a sentence",
@@ -316,7 +319,12 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         return _COERCERS[key](value)
     except (TypeError, ValueError) as exc:
         detail = f" ({exc})" if str(exc) else ""
-        raise ConfigError(f"{source}: bad value {value!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}.") from exc
+        shown = _URL_PASSWORD.sub(r"\1***@", value) if isinstance(value, str) else value
+        raise ConfigError(f"{source}: bad value {shown!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}.") from exc
+
+
+_URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^/@\s]*@")
+"""The password in ``scheme://user:password@host``: never echoed in an error message."""
 
 
 def _as_bool(value: Any) -> bool:
@@ -397,6 +405,15 @@ def _as_url(value: Any) -> str | None:
     return text.rstrip("/")
 
 
+def _as_database_url(value: Any) -> str | None:
+    text = str(value).strip()
+    if not text:
+        return None
+    if not re.match(r"^(sqlite|postgresql)(\+\w+)?://", text):
+        raise ValueError("")
+    return text
+
+
 def _as_mode(value: Any) -> str:
     text = str(value).strip().lower()
     if text not in MODES:
@@ -452,6 +469,7 @@ _COERCERS: dict[str, Any] = {
     "model": _as_model,
     "auto_models": _as_model_list,
     "base_url": _as_url,
+    "database_url": _as_database_url,
     "mode": _as_mode,
     "level": _as_int_in(0, 3),
     "priority": _as_priority,

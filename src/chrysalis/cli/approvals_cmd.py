@@ -13,7 +13,8 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from chrysalis.config import chrysalis_home
+from chrysalis.cli.render import print_warnings
+from chrysalis.config import chrysalis_home, load_settings
 from chrysalis.errors import EXIT_OK
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
@@ -22,7 +23,9 @@ __all__ = ["approvals_command", "approve_command"]
 
 
 def _store() -> ApprovalStore:
-    return ApprovalStore(open_engine(database_url(chrysalis_home())))
+    settings = load_settings({})
+    print_warnings(settings.warnings)
+    return ApprovalStore(open_engine(database_url(settings)))
 
 
 def approvals_command(*, json_output: bool) -> int:

@@ -1,43 +1,32 @@
 """Where the durable runtime keeps its state: one database that every worker and command shares.
 
 SQLite under ``$CHRYSALIS_HOME`` by default, so one machine needs no server; a PostgreSQL URL in
-``CHRYSALIS_DATABASE_URL`` lets workers on many machines share one queue, its approvals and their
-nonces (a nonce must be refused by every worker once any worker used it, so it lives where they all
-look). The same URL will serve DBOS's system tables; ours are plain SQLAlchemy Core tables beside
-them, so the code is the same on both engines.
+``CHRYSALIS_DATABASE_URL`` (or ``database_url`` in the config) lets workers on many machines share
+one queue, its approvals and their nonces (a nonce must be refused by every worker once any worker
+used it, so it lives where they all look). The same URL will serve DBOS's system tables; ours are
+plain SQLAlchemy Core tables beside them, so the code is the same on both engines.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chrysalis.errors import ConfigError
+from chrysalis.config import Settings
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["DATABASE_ENV", "database_url", "open_engine"]
-
-DATABASE_ENV = "CHRYSALIS_DATABASE_URL"
-_SCHEMES = ("sqlite", "postgresql")
+__all__ = ["database_url", "open_engine"]
 
 
-def database_url(home: Path) -> str:
-    """``CHRYSALIS_DATABASE_URL``, else a SQLite file under ``home``.
+def database_url(settings: Settings) -> str:
+    """The settings' ``database_url``, else a SQLite file under the settings' home.
 
-    Raises:
-        ConfigError: the URL's scheme is neither ``sqlite`` nor ``postgresql`` (named, with an example).
+    The URL comes from the config's ``database_url`` or ``CHRYSALIS_DATABASE_URL``; loading the
+    settings already refused one that is neither SQLite nor PostgreSQL, naming where it came from.
     """
-    url = os.environ.get(DATABASE_ENV, "").strip()
-    if not url:
-        return f"sqlite:///{home / 'runtime.sqlite'}"
-    scheme = url.partition(":")[0].partition("+")[0]
-    if scheme not in _SCHEMES:
-        raise ConfigError(f"{DATABASE_ENV}: the scheme {scheme!r} is not supported; use sqlite:///PATH or "
-                          "postgresql://USER:PASSWORD@HOST/DB, e.g. postgresql://chrysalis@localhost/db.")  # fmt: skip
-    return url
+    return settings.database_url or f"sqlite:///{settings.home / 'runtime.sqlite'}"
 
 
 def open_engine(url: str) -> Engine:
