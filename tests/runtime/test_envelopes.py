@@ -57,13 +57,17 @@ def test_keys_are_made_once_with_a_private_mode_and_never_overwritten(tmp_path: 
     assert init_keys(tmp_path).fingerprint == made.fingerprint
 
 
-def test_a_private_key_others_can_read_or_no_key_at_all_is_refused_with_the_fix(tmp_path: Path) -> None:
+def test_a_private_key_others_can_read_a_broken_key_or_none_is_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="chrysalis keys init"):
         load_private(tmp_path)
     init_keys(tmp_path)
     (tmp_path / "keys" / PRIVATE_NAME).chmod(0o644)
     with pytest.raises(ConfigError, match="chmod 600"):
         load_private(tmp_path)
+    (tmp_path / "keys" / PRIVATE_NAME).chmod(0o600)
+    (tmp_path / "keys" / PUBLIC_NAME).write_text("not a key")
+    with pytest.raises(ConfigError, match="is not an Ed25519 public key; move it away"):
+        load_public(tmp_path)
 
 
 def test_a_good_envelope_is_accepted_once(home: Path) -> None:

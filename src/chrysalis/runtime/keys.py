@@ -75,20 +75,22 @@ def load_private(home: Path) -> Ed25519PrivateKey:
     """The private key, for signing.
 
     Raises:
-        UsageError: there is none (run ``chrysalis keys init``), or group or others may read it.
+        UsageError: there is none (run ``chrysalis keys init``), group or others may read it, or it is no
+            Ed25519 private key.
     """
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    path = keys_dir(home) / PRIVATE_NAME
-    if not path.is_file():
-        raise UsageError(f"No approval key at {path}: run `chrysalis keys init` first.")
+    path = _existing(home, PRIVATE_NAME)
     mode = stat.S_IMODE(path.stat().st_mode)
     if mode & 0o077:
         raise ConfigError(f"{path} has mode {mode:o}: others could read the approval key. Run `chmod 600 {path}`.")
-    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (ValueError, TypeError):
+        key = None
     if not isinstance(key, Ed25519PrivateKey):
-        raise ConfigError(f"{path} is not an Ed25519 private key; move it away and run `chrysalis keys init`.")
+        raise _not_a_key(path, "private")
     return key
 
 
@@ -96,18 +98,31 @@ def load_public(home: Path) -> Ed25519PublicKey:
     """The public key, for verifying.
 
     Raises:
-        UsageError: there is none (run ``chrysalis keys init``), or it is not an Ed25519 key.
+        UsageError: there is none (run ``chrysalis keys init``), or it is no Ed25519 public key.
     """
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    path = keys_dir(home) / PUBLIC_NAME
+    path = _existing(home, PUBLIC_NAME)
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except (ValueError, TypeError):
+        key = None
+    if not isinstance(key, Ed25519PublicKey):
+        raise _not_a_key(path, "public")
+    return key
+
+
+def _existing(home: Path, name: str) -> Path:
+    path = keys_dir(home) / name
     if not path.is_file():
         raise UsageError(f"No approval key at {path}: run `chrysalis keys init` first.")
-    key = serialization.load_pem_public_key(path.read_bytes())
-    if not isinstance(key, Ed25519PublicKey):
-        raise ConfigError(f"{path} is not an Ed25519 public key; move it away and run `chrysalis keys init`.")
-    return key
+    return path
+
+
+def _not_a_key(path: Path, half: str) -> ConfigError:
+    return ConfigError(f"{path} is not an Ed25519 {half} key; move it away and run `chrysalis keys init` (approvals "
+                       "signed with the old key will no longer verify).")  # fmt: skip
 
 
 def fingerprint(public: Ed25519PublicKey) -> str:
