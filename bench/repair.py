@@ -223,7 +223,7 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
         print(f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['clean']:>6} "
               f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
               f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}")  # fmt: skip
-    print("done! = ended with an answer while the tests still failed")
+    print("done! = claimed success while the tests still failed")
     commits = {config: row["commits"] for config, row in summary.items()}
     if len({tuple(c) for c in commits.values()}) > 1 or any(len(c) > 1 for c in commits.values()):
         print("measured at different commits: " + "; ".join(f"{k} {', '.join(v)}" for k, v in commits.items()))
