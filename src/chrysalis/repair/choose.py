@@ -30,7 +30,7 @@ from chrysalis.repair.localise import is_test_file
 from chrysalis.tools.clean_edit import duplicated_functions, unreachable
 from chrysalis.voting import Vote, VotingConfig, vote
 
-__all__ = ["Choice", "choose", "normalised", "red_flags"]
+__all__ = ["Choice", "choose", "normalised", "rank", "red_flags", "smallest"]
 
 _TRIVIAL = (0, 1, -1, None, True, False, "", 2)
 
@@ -83,12 +83,26 @@ def choose(passing: Sequence[Candidate], config: VotingConfig) -> Choice:
     pool = VotingConfig(n=len(passing), k=config.k, rule="first", max_samples=len(passing))
     result: Vote = vote(lambda i: keys[i], pool)
     tally = {str(key): n for key, n in result.counts.items()}
-    smallest = {key: min((c for c, k in zip(passing, keys, strict=True) if k == key),
-                         key=lambda c: (c.changed_lines, c.index)) for key in first}  # fmt: skip
-    best = max(tally.items(), key=lambda item: (item[1], -smallest[item[0]].changed_lines, -smallest[item[0]].index))
-    winner = smallest[best[0]]
+    forms = {key: [c for c, k in zip(passing, keys, strict=True) if k == key] for key in first}
+    best = max(tally.items(), key=lambda item: rank(item[1], forms[item[0]]))
+    winner = smallest(forms[best[0]])
     counts = {f"#{passing[first[key]].index}": n for key, n in tally.items()}
     return Choice(winner, best[1], best[1] >= config.k, counts)
+
+
+def rank(votes: int, candidates: Sequence[Candidate]) -> tuple[int, int, int]:
+    """How the vote ranks one form with ``votes`` and these candidates (greater wins).
+
+    More votes first, then the smaller diff, then the earlier (more suspicious) candidate. The
+    engine uses the same rank to cancel test runs that could no longer change the winner.
+    """
+    first = smallest(candidates)
+    return votes, -first.changed_lines, -first.index
+
+
+def smallest(candidates: Sequence[Candidate]) -> Candidate:
+    """The candidate of a form that is applied: the smallest diff, then the earliest."""
+    return min(candidates, key=lambda c: (c.changed_lines, c.index))
 
 
 def _count(tree: ast.AST, kind: type[ast.AST]) -> int:

@@ -28,7 +28,7 @@ from pathlib import Path
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form
-from chrysalis.repair.choose import choose, normalised, red_flags, test_sources
+from chrysalis.repair.choose import choose, normalised, rank, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
@@ -292,7 +292,7 @@ class Repairer:
         forms: dict[str, list[Candidate]] = {}
         for task in tasks:
             forms.setdefault(self._keys[task], []).append(self._candidates[task])
-        rank = {key: _rank(candidates) for key, candidates in forms.items()}
+        ranks = {key: rank(len(candidates), candidates) for key, candidates in forms.items()}
         results: dict[asyncio.Task[tuple[Candidate, _Verdict]], tuple[Candidate, _Verdict]] = {}
         best: tuple[int, int, int] | None = None
         pending = set(tasks)
@@ -300,11 +300,11 @@ class Repairer:
             finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 results[task] = task.result()
-                if task.result()[1].passed and (best is None or rank[self._keys[task]] > best):
-                    best = rank[self._keys[task]]
+                if task.result()[1].passed and (best is None or ranks[self._keys[task]] > best):
+                    best = ranks[self._keys[task]]
             if best is None:
                 continue
-            hopeless = {task for task in pending if rank[self._keys[task]] < best}
+            hopeless = {task for task in pending if ranks[self._keys[task]] < best}
             for task in hopeless:
                 task.cancel()
                 self._verdicts[self._keys[task]].cancel()
@@ -372,15 +372,6 @@ class Repairer:
                             rounds=rounds, tokens=tokens, cost_usd=round(cost, 6), seconds=seconds,
                             problem=problem))  # fmt: skip
         return report
-
-
-def _rank(candidates: Sequence[Candidate]) -> tuple[int, int, int]:
-    """How ``choose`` ranks a form with these candidates if it passes (greater is better).
-
-    More votes first, then the smaller diff, then the earlier candidate.
-    """
-    smallest = min(candidates, key=lambda c: (c.changed_lines, c.index))
-    return len(candidates), -smallest.changed_lines, -smallest.index
 
 
 def _next_templates(
