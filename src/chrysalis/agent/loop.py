@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import ErrorEvent, Event, RedFlag, RunResult
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
@@ -52,6 +53,8 @@ class RunSetup:
     """USD for (input tokens, output tokens) so far on this run's model."""
     check_retries: int = MAX_FAILED_CHECKS
     """How often a failing final check goes back to the model (the priority plan's)."""
+    durability: Durability | None = None
+    """Records what steers the run (replies, effects, checks) so a crash can resume it; None: not durable."""
 
 
 @dataclass
@@ -80,7 +83,8 @@ class AgentLoop:
         self.history = setup.history
         self.guards = setup.tools.guards
         self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot,
-                                max_failures=setup.check_retries, task=setup.task)  # fmt: skip
+                                max_failures=setup.check_retries, task=setup.task,
+                                durability=setup.durability)  # fmt: skip
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self._usage = (0, 0)
         """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""

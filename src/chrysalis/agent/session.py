@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
@@ -65,6 +66,7 @@ class AgentSession:
         rng: random.Random | None = None,
         judge_model: Model | None = None,
         parent_run_id: str | None = None,
+        durability: Durability | None = None,
     ) -> None:
         """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
 
@@ -74,7 +76,9 @@ class AgentSession:
         self.settings = settings
         self.parent_run_id = parent_run_id
         """Set for a sub-agent's session: the run that spawned it (``chrysalis.agent.subagents``)."""
-        self._model = model
+        self.durability = durability
+        """Set for a durable run (``chrysalis.runtime``): replies, effects and checks are recorded, no sub-agents."""
+        self._model = model if model is None or durability is None else durability.wrap_model(model)
         self._judge_model = judge_model
         """The security judge's model when given (tests); else built from ``settings.judge`` on first use."""
         self._model_given = model is not None
@@ -109,6 +113,8 @@ class AgentSession:
 
             reasoning = plan_for(self.settings.priority).reasoning
             self._model = build_model(dataclasses.replace(self.settings, model=self.active_model), reasoning=reasoning)
+            if self.durability is not None:
+                self._model = self.durability.wrap_model(self._model)
             self._built_for = self.active_model
         return self._model
 
@@ -130,9 +136,10 @@ class AgentSession:
 
         base_url = None if name.startswith("local:") else self.settings.base_url
         try:
-            return build_model(dataclasses.replace(self.settings, model=name, base_url=base_url))
+            model = build_model(dataclasses.replace(self.settings, model=name, base_url=base_url))
         except UsageError as exc:
             raise UsageError(f"--judge {name}: {exc}".replace("--model", "--judge")) from exc
+        return model if self.durability is None else self.durability.wrap_model(model)
 
     @property
     def context_name(self) -> str:
@@ -193,7 +200,7 @@ class AgentSession:
         if self._owns_stores:
             self.stores.close()
 
-    async def run(self, task: str) -> RunResult:
+    async def run(self, task: str, *, run_id: str | None = None) -> RunResult:
         """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish.
 
         Under ``--model auto`` with a priority that refines, a run whose check fails goes on with a
@@ -203,13 +210,12 @@ class AgentSession:
         Raises:
             ConfigError: a ``--budget`` is set for a model with no known price (before anything is sent).
         """
-        run_id = uuid.uuid4().hex[:12]
+        run_id = run_id or uuid.uuid4().hex[:12]
         self._approvals = asyncio.Lock()  # one per run: a lock stays bound to the event loop it first waited in
         self.last_run_id = run_id
         kind = task_type(task)
         try:
-            routing, profile = self._choose(kind)
-            refiner = self._refiner(kind)
+            routing, profile, refiner = await self._plan(kind)
             self._check_budget()
             self._emit(self._start_event(run_id, task, kind, routing, profile, refiner))
             tally = Tally()
@@ -239,6 +245,24 @@ class AgentSession:
             self._record_part(run_id, kind, tally, recorded, success=success)
         return result
 
+    async def _plan(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
+        """The run's model, tool profile and refiner, chosen from the eval store (recorded in a durable run).
+
+        The eval store moves on while a durable run waits or lies crashed; its resumed run must make
+        the choices it made then, or its recorded steps would not fit.
+        """
+        if self.durability is None:
+            routing, profile = self._choose(kind)
+            return routing, profile, self._refiner(kind)
+
+        def choose() -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
+            routing, profile = self._choose(kind)
+            return routing, profile, self._refiner(kind)
+
+        routing, profile, refiner = await self.durability.once("plan", choose)
+        self._apply_choice(routing, profile)
+        return routing, profile, refiner
+
     def _refining(
         self, draft: AgentLoop, task: str, refiner: str, result: RunResult, subagents: SubAgents | None
     ) -> AgentLoop:
@@ -257,8 +281,8 @@ class AgentSession:
 
     def _subagents(self, run_id: str, tally: Tally) -> SubAgents | None:
         """The sub-agents of a run whose tools are all of them (the ``all`` profile); none for a sub-agent."""
-        if self.parent_run_id is not None or self.profile != "all":
-            return None
+        if self.parent_run_id is not None or self.profile != "all" or self.durability is not None:
+            return None  # a durable run's records replay in order; concurrent sub-agents have none
 
         def charge(cost: float) -> None:
             tally.cost_usd += cost
@@ -287,14 +311,15 @@ class AgentSession:
                                      guidance=plan.guidance)  # fmt: skip
         offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
-                                   approver=self.approver, guards=RunGuards(), judge=self.judge())  # fmt: skip
+                                   approver=self.approver, guards=RunGuards(), judge=self.judge(),
+                                   durability=self.durability)  # fmt: skip
 
         def price(tokens_in: int, tokens_out: int) -> float:
             return cost_usd(model_name, tokens_in, tokens_out, s.prices)
 
         return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
                         history=self.history, emit=self._emit, price=price,
-                        check_retries=plan.check_retries)  # fmt: skip
+                        check_retries=plan.check_retries, durability=self.durability)  # fmt: skip
 
     def _repair(self, run_id: str) -> dict[str, ToolSpec]:
         """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""
@@ -351,9 +376,14 @@ class AgentSession:
             return routing, ProfileChoice(self.profile, "tools given by the caller")
         choice = choose_profile(self.settings, task_type=kind, model=self.active_model, evals=self.stores.evals,
                                 model_given=self._model_given)  # fmt: skip
-        if choice.profile != self.profile:
-            self.profile, self.tools = choice.profile, profile_tools(choice.profile)
+        self._apply_choice(routing, choice)
         return routing, choice
+
+    def _apply_choice(self, routing: RoutingChoice | None, profile: ProfileChoice) -> None:
+        """Use the chosen model and tool profile (also when a durable run's choice comes from its record)."""
+        self.active_model = routing.model if routing else self.settings.model
+        if not self._tools_given and profile.profile != self.profile:
+            self.profile, self.tools = profile.profile, profile_tools(profile.profile)
 
     def _start_event(
         self,

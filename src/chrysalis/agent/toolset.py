@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager, ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import ApprovalRequest, Event, JudgeVerdict, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.agent.guards import RunGuards, edit_hint
 from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
@@ -60,6 +61,7 @@ class GatedTools:
         guards: RunGuards,
         command_snapshot: CommandSnapshot | None = None,
         judge: SecurityJudge | None = None,
+        durability: Durability | None = None,
     ) -> None:
         self.specs = dict(specs)
         self.run_id = run_id
@@ -72,6 +74,8 @@ class GatedTools:
         """Wraps each command that may change files, so undo covers it; None: no snapshots (tests)."""
         self.judge = judge
         """Labels each command safe or unsafe before it runs (``--judge``); None: no judge."""
+        self.durability = durability
+        """Records each call's effect so a resumed run neither loses nor repeats it; None: not durable."""
         self.denials: list[str] = []
         self.step = 0
         """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
@@ -88,6 +92,7 @@ class GatedTools:
         approver: Approver | None,
         guards: RunGuards,
         judge: SecurityJudge | None = None,
+        durability: Durability | None = None,
     ) -> GatedTools:
         """The gated tools of one run: the settings' policy, a checkpoint before every write.
 
@@ -121,11 +126,17 @@ class GatedTools:
             guards=guards,
             command_snapshot=command_snapshot,
             judge=judge,
+            durability=durability,
         )
 
     def pydantic_tools(self) -> list[Tool[Any]]:
-        """One pydantic-ai tool per spec, all routed through ``call``."""
+        """One pydantic-ai tool per spec, all routed through ``call``.
+
+        A durable run's calls run one at a time: its records are replayed in order, so the order must not vary.
+        """
         from pydantic_ai import Tool
+
+        sequential = self.durability is not None
 
         tools: list[Tool[Any]] = []
         for spec in self.specs.values():
@@ -133,7 +144,8 @@ class GatedTools:
             async def function(ctx: RunContext[Any], _name: str = spec.name, **kwargs: Any) -> dict[str, Any]:
                 return await self.call(_name, kwargs, ctx.tool_call_id or "")
 
-            tools.append(Tool.from_schema(function, spec.name, spec.description, spec.json_schema(), takes_ctx=True))
+            tools.append(Tool.from_schema(function, spec.name, spec.description, spec.json_schema(), takes_ctx=True,
+                                          sequential=sequential))  # fmt: skip
         return tools
 
     async def call(self, name: str, raw_args: dict[str, Any], call_id: str) -> dict[str, Any]:
@@ -175,7 +187,10 @@ class GatedTools:
         refusal = await self._refusal(spec, args, raw_args, call_id)
         if refusal:
             return ToolResult.failure(refusal)
-        result = await self._run(spec, args)
+        if self.durability is None:
+            result = await self._run(spec, args)
+        else:
+            result = await self.durability.tool(spec, args, lambda: self._run(spec, args))
         on_real_workspace = spec.effect == "shell" and spec.name != "run_tests" and not self.context.sandbox
         self.guards.record_result(spec.effect, result.ok, on_real_workspace=on_real_workspace)
         if not result.ok and result.error:

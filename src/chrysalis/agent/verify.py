@@ -27,6 +27,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
+from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import Check, Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
@@ -81,6 +82,7 @@ class FinalCheck:
         command_snapshot: Callable[[str], AbstractContextManager[None]] | None = None,
         max_failures: int = MAX_FAILED_CHECKS,
         task: str = "",
+        durability: Durability | None = None,
     ) -> None:
         self._settings = settings
         self._fix_task = settings.level >= 2 and asks_for_a_fix(task)
@@ -91,6 +93,8 @@ class FinalCheck:
         self._emit = emit
         self._command_snapshot = command_snapshot
         """Snapshots the workspace around a check that may write it (level 3 with --yes), so undo covers it."""
+        self._durability = durability
+        """Records the verdict, so a resumed run sees what the check said then, not what it says now."""
         self.command = settings.test_command or detect_test_command(settings.workspace)
         self.verdict = _UNCHECKED
         self.failures = 0
@@ -112,7 +116,10 @@ class FinalCheck:
             return self.verdict
         self._checked_at = guards.activity
         assert self.command is not None  # needed() said so
-        self.verdict, event = await asyncio.to_thread(self._run_command, self.command)
+        if self._durability is None:
+            self.verdict, event = await asyncio.to_thread(self._run_command, self.command)
+        else:
+            self.verdict, event = await self._durability.check(self._run_command, self.command)
         self._emit(event)  # from the loop's thread, like every other event
         return self.verdict
 

@@ -372,6 +372,72 @@ def approve(
     raise typer.Exit(_guarded(lambda: approve_command(request_id, deny=deny, json_output=json_output)))
 
 
+@app.command()
+def submit(
+    task: Annotated[str, typer.Argument(help="What the agent should do.")],
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    level: LevelOpt = None,
+    mode: ModeOpt = None,
+    yes: YesOpt = False,
+    workspace: WorkspaceOpt = None,
+    urgency: Annotated[str, typer.Option("--urgency", help="critical | high | normal | low | idle.")] = "normal",
+    json_output: Annotated[bool, typer.Option("--json", help='One JSON object: {"id", "status"}.')] = False,
+) -> None:
+    """Queue a durable run and return at once (its id); `chrysalis worker` executes it."""
+    from chrysalis.cli.queue_cmd import submit_command
+
+    flags = _flags(model=model, base_url=base_url, level=level, mode=mode, yes=yes, workspace=workspace)
+    raise typer.Exit(_guarded(lambda: submit_command(task, flags, urgency=urgency, json_output=json_output)))
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Runs this worker executes at once.")] = 1,
+    exit_when_idle: Annotated[
+        bool, typer.Option("--exit-when-idle", help="Exit 0 when nothing is left to do.")
+    ] = False,
+) -> None:
+    """Execute queued runs (several workers, here or on other machines, share one queue)."""
+    from chrysalis.cli.queue_cmd import worker_command
+
+    raise typer.Exit(_guarded(lambda: worker_command(concurrency=concurrency, exit_when_idle=exit_when_idle)))
+
+
+@app.command("queue")
+def queue_(
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON array.")] = False,
+    watch: Annotated[bool, typer.Option("--watch", help="A live table until Ctrl-C.")] = False,
+) -> None:
+    """List the durable runs: id, status, urgency, task."""
+    from chrysalis.cli.queue_cmd import queue_command
+
+    raise typer.Exit(_guarded(lambda: queue_command(json_output=json_output, watch=watch)))
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(metavar="ID", help="The run's id (from submit or `chrysalis queue`).")],
+    follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep printing events until the run ends.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON event per line, then the run.")] = False,
+) -> None:
+    """Print a durable run's events and its result."""
+    from chrysalis.cli.queue_cmd import show_command
+
+    raise typer.Exit(_guarded(lambda: show_command(run_id, json_output=json_output, follow=follow)))
+
+
+@app.command()
+def cancel(
+    run_id: Annotated[str, typer.Argument(metavar="ID", help="The run's id.")],
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Cancel a queued or running durable run."""
+    from chrysalis.cli.queue_cmd import cancel_command
+
+    raise typer.Exit(_guarded(lambda: cancel_command(run_id, json_output=json_output)))
+
+
 @keys_app.command("init")
 def keys_init(json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
     """Make the approval key pair under $CHRYSALIS_HOME/keys (private key mode 600; an existing pair is kept)."""

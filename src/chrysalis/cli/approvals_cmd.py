@@ -22,10 +22,14 @@ from chrysalis.runtime.database import database_url, open_engine
 __all__ = ["approvals_command", "approve_command"]
 
 
-def _store() -> ApprovalStore:
+def _url() -> str:
     settings = load_settings({})
     print_warnings(settings.warnings)
-    return ApprovalStore(open_engine(database_url(settings)))
+    return database_url(settings)
+
+
+def _store(url: str | None = None) -> ApprovalStore:
+    return ApprovalStore(open_engine(url or _url()))
 
 
 def approvals_command(*, json_output: bool) -> int:
@@ -56,13 +60,16 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
     """
     from chrysalis.runtime.envelopes import sign
     from chrysalis.runtime.keys import load_private
+    from chrysalis.runtime.queue import approval_topic, wake
 
-    with _store() as store:
+    url = _url()
+    with _store(url) as store:
         request = store.get(request_id)
         key = load_private(chrysalis_home())
         envelope = sign(key, request_id=request.id, tool=request.tool, args=request.args,
                         decision="deny" if deny else "allow")  # fmt: skip
         store.decide(envelope)
+    wake(url, request.run_id, approval_topic(request.id))  # the waiting run looks now, not at its next timeout
     if json_output:
         print(json.dumps({"id": request.id, "decision": envelope.decision, "expires_at": envelope.expires_at}))
     else:

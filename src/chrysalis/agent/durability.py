@@ -1,0 +1,45 @@
+"""The seam a durable runtime plugs into: what of a run must be recorded so a crash can resume it.
+
+A run is replayed from its start after a crash; it reaches the same place only if everything that
+steered it comes back the same: the model's replies, the tools' results, and the final check's
+verdict (the workspace has moved on since the check first ran). A ``Durability`` records each of
+those the first time and hands the record back on replay. The agent layer only knows this
+protocol; ``chrysalis.runtime.durable`` implements it on DBOS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from chrysalis.agent.events import Check
+from chrysalis.tools.base import ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from chrysalis.agent.verify import Verdict
+
+__all__ = ["Durability"]
+
+T = TypeVar("T")
+
+
+class Durability(Protocol):
+    """Records a run's model replies, tool effects and checks, and replays them after a crash."""
+
+    def wrap_model(self, model: Model) -> Model:
+        """``model`` with each request recorded (a replayed request is not sent again)."""
+        ...
+
+    async def tool(self, spec: ToolSpec, args: Any, run: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
+        """The result of one tool call that passed every gate: ``run()`` once, never twice in effect."""
+        ...
+
+    async def check(self, run: Callable[[str], tuple[Verdict, Check]], command: str) -> tuple[Verdict, Check]:
+        """The final check's verdict on the workspace as it was when the run first reached it."""
+        ...
+
+    async def once(self, name: str, decide: Callable[[], T]) -> T:
+        """``decide()`` the first time; its recorded value on replay (choices read from stores that move on)."""
+        ...

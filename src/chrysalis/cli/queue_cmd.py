@@ -1,0 +1,152 @@
+"""``chrysalis submit | worker | queue | show | cancel``: the durable runtime from the terminal.
+
+``submit`` checks the run's settings now (a bad flag exits 2 here, not hours later in a worker),
+stores the flags it was given and queues the run; the worker loads the settings again from those
+flags, in its own environment, when the run starts.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from chrysalis.cli.render import print_warnings
+from chrysalis.config import Settings, load_settings
+from chrysalis.errors import EXIT_OK, UsageError
+from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.runs import RunRecord, RunStore
+
+__all__ = ["cancel_command", "queue_command", "show_command", "submit_command", "worker_command"]
+
+_FOLLOW_POLL_S = 0.3
+
+
+@contextmanager
+def _runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
+    settings = settings or load_settings({})
+    url = database_url(settings)
+    with RunStore(open_engine(url)) as runs:
+        yield url, runs
+
+
+def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_output: bool) -> int:
+    """Queue ``task``; prints its id (or ``{"id", "status"}``)."""
+    from chrysalis.runtime.queue import priority, submit
+
+    if not task.strip():
+        raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis submit "fix the tests".')
+    priority(urgency)  # a bad --urgency fails before anything is written
+    settings = load_settings(flags)
+    print_warnings(settings.warnings)
+    options = {**flags, "workspace": str(settings.workspace)}  # where it was submitted from, not the worker's cwd
+    with _runs(settings) as (url, runs):
+        record = submit(url, runs, task, options, urgency)
+    print(json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output
+          else record.id)  # fmt: skip
+    return EXIT_OK
+
+
+def worker_command(*, concurrency: int, exit_when_idle: bool) -> int:
+    """Serve the queue until Ctrl-C / SIGTERM (or until idle with ``--exit-when-idle``)."""
+    from chrysalis.runtime.worker import Worker
+
+    if concurrency < 1:
+        raise UsageError(f"--concurrency {concurrency} is not allowed: a worker runs at least 1 run at a time.")
+    settings = load_settings({})
+    print_warnings(settings.warnings)
+    worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle)
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
+    try:
+        return worker.serve()
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def queue_command(*, json_output: bool, watch: bool) -> int:
+    """List the runs, newest first (``--watch``: a live table until Ctrl-C)."""
+    with _runs() as (_url, runs):
+        if json_output:
+            print(json.dumps([record.to_json() for record in runs.all()]))
+            return EXIT_OK
+        if not watch:
+            Console(highlight=False, soft_wrap=True).print(_table(runs.all()))
+            return EXIT_OK
+        from rich.live import Live
+
+        try:
+            with Live(_table(runs.all()), refresh_per_second=4) as live:
+                while True:
+                    time.sleep(0.5)
+                    live.update(_table(runs.all()))
+        except KeyboardInterrupt:
+            return EXIT_OK
+
+
+def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:
+    """Print a run's events and result (``--follow``: until it finishes)."""
+    console = Console(highlight=False, soft_wrap=True)
+    with _runs() as (_url, runs):
+        record = runs.get(run_id)
+        seen = 0
+        while True:
+            for position, event in runs.events(run_id, after=seen):
+                seen = position
+                if json_output:
+                    print(json.dumps(event))
+                else:
+                    console.print(_line(event))
+            record = runs.get(run_id)
+            if not follow or record.finished:
+                break
+            time.sleep(_FOLLOW_POLL_S)
+    if json_output:
+        print(json.dumps({"type": "run", **record.to_json()}))
+    else:
+        console.print(f"run {record.id}: {record.status}" + (f" ({record.error})" if record.error else ""))
+        if record.result and record.result.get("output"):
+            console.print(str(record.result["output"]))
+    return EXIT_OK
+
+
+def cancel_command(run_id: str, *, json_output: bool) -> int:
+    """Cancel a queued or running run."""
+    from chrysalis.runtime.queue import cancel
+
+    with _runs() as (url, runs):
+        record = cancel(url, runs, run_id)
+    print(json.dumps({"id": record.id, "status": record.status}) if json_output else f"Cancelled run {record.id}.")
+    return EXIT_OK
+
+
+def _table(records: list[RunRecord]) -> Table:
+    table = Table("id", "status", "urgency", "task", "submitted")
+    for record in records:
+        submitted = datetime.datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d %H:%M:%S")
+        table.add_row(record.id, record.status, record.urgency, record.task[:60], submitted)
+    return table
+
+
+def _line(event: dict[str, Any]) -> str:
+    """One event as a line for people (``--json`` prints the event itself)."""
+    kind = event.get("type", "?")
+    if kind == "tool_call":
+        return f"→ {event.get('tool')} {json.dumps(event.get('args'))}"
+    if kind == "tool_result":
+        return f"  {'ok' if event.get('ok') else 'error'}: {str(event.get('error') or event.get('result'))[:200]}"
+    if kind == "text_delta":
+        return str(event.get("text", ""))
+    if kind == "check":
+        return f"check `{event.get('command')}`: {'passed' if event.get('passed') else 'failed'}"
+    if kind == "final":
+        return f"done: {event.get('output') or ''}"
+    if kind == "error":
+        return f"error: {event.get('message', '')}"
+    return str(kind)

@@ -1,0 +1,94 @@
+"""The queue as commands see it: submit a run, cancel one, wake one waiting for approval.
+
+A submit needs no worker and no DBOS launch: a ``DBOSClient`` writes the workflow row (queue
+``chrysalis``, priority from the urgency, id = the run id) and our ``runs`` row, and returns. A
+worker (``runtime/worker.py``) picks it up, here or on another machine sharing the database.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from chrysalis import __version__
+from chrysalis.errors import UsageError
+from chrysalis.runtime.runs import URGENCIES, RunRecord, RunStore
+
+if TYPE_CHECKING:
+    from dbos import DBOSClient
+
+__all__ = ["APP_VERSION", "QUEUE", "WORKFLOW", "approval_topic", "cancel", "client", "priority", "submit", "wake"]
+
+QUEUE = "chrysalis"
+WORKFLOW = "chrysalis.run"
+APP_VERSION = f"chrysalis-{__version__}"
+"""Every worker and submitter of one release agrees on it, so recovery finds the runs (DBOS filters by it)."""
+
+
+def priority(urgency: str) -> int:
+    """DBOS's priority for ``urgency`` (1 runs first).
+
+    Raises:
+        UsageError: not one of the five urgencies (the message lists them).
+    """
+    if urgency not in URGENCIES:
+        raise UsageError(f"--urgency {urgency!r} is not an urgency: use one of {', '.join(URGENCIES)}.")
+    return URGENCIES.index(urgency) + 1
+
+
+@contextmanager
+def client(url: str) -> Iterator[DBOSClient]:
+    """A DBOS client on ``url`` whose system tables exist (made on first use, as a worker's launch would)."""
+    from dbos import DBOSClient
+
+    dbos_client = DBOSClient(system_database_url=url)
+    try:
+        dbos_client._sys_db.run_migrations()  # a submit before any worker ever ran must not fail
+        yield dbos_client
+    finally:
+        dbos_client.destroy()
+
+
+def submit(url: str, runs: RunStore, task: str, options: Mapping[str, Any], urgency: str) -> RunRecord:
+    """Queue ``task`` with the run ``options`` (the flags given) at ``urgency``; returns the queued run.
+
+    Raises:
+        UsageError: the task is empty or the urgency unknown.
+    """
+    if not task.strip():
+        raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis submit "fix the tests".')
+    rank = priority(urgency)
+    run_id = uuid.uuid4().hex[:12]
+    record = runs.add(run_id, task, urgency, options)
+    with client(url) as dbos_client:
+        dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
+                             "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
+    return record
+
+
+def cancel(url: str, runs: RunStore, run_id: str) -> RunRecord:
+    """Cancel ``run_id``: a queued run never starts, a running one stops at its next step.
+
+    Raises:
+        UsageError: no such run, or it has already finished.
+    """
+    record = runs.get(run_id)
+    if record.finished:
+        raise UsageError(f"Run {run_id} already finished ({record.status}); nothing to cancel.")
+    with client(url) as dbos_client:
+        dbos_client.cancel_workflow(run_id)
+    runs.set_status(run_id, "cancelled")
+    return runs.get(run_id)
+
+
+def wake(url: str, run_id: str, topic: str) -> None:
+    """Tell the run ``run_id`` that something it waits for (``topic``) has happened."""
+    with client(url) as dbos_client:
+        dbos_client.send(run_id, "decided", topic=topic)
+
+
+def approval_topic(request_id: str) -> str:
+    """The message topic on which ``chrysalis approve`` wakes the run waiting for ``request_id``."""
+    return f"approval:{request_id}"

@@ -1,0 +1,247 @@
+"""The durable runs as people see them: what was asked, how urgent, where it stands, what it said.
+
+DBOS keeps the workflows (their inputs, step records, queue and recovery); these tables keep what
+``chrysalis queue`` and ``show`` print and what DBOS has no word for:
+
+    runs          one row per submitted task: its options, urgency, status (``queued``, ``running``,
+                  ``waiting_approval``, ``done``, ``failed``, ``cancelled``) and result
+    run_events    the run's events in order; each has a key that the replayed run computes again, so a
+                  resumed run does not write an event twice (``(run_id, key)`` is unique)
+    run_effects   one row per tool effect started: a worker that finds a started effect with no recorded
+                  result knows the effect was interrupted by a crash (``runtime/durable.py`` decides what then)
+    workers       each worker's heartbeat, so another worker can tell it died and recover its runs
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.errors import UsageError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine, Table
+
+__all__ = ["STATUSES", "URGENCIES", "RunRecord", "RunStore", "WorkerRecord"]
+
+URGENCIES = ("critical", "high", "normal", "low", "idle")
+"""Seed 002's five levels, most urgent first; the index + 1 is the DBOS priority (lower runs first)."""
+STATUSES = ("queued", "running", "waiting_approval", "done", "failed", "cancelled")
+FINISHED = frozenset({"done", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One submitted run."""
+
+    id: str
+    task: str
+    urgency: str
+    status: str
+    options: dict[str, Any]
+    created_at: float
+    updated_at: float
+    worker: str | None
+    result: dict[str, Any] | None
+    error: str | None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has ended (done, failed or cancelled)."""
+        return self.status in FINISHED
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``chrysalis queue --json`` and ``show --json`` print for it."""
+        return {"id": self.id, "status": self.status, "urgency": self.urgency, "task": self.task,
+                "workspace": self.options.get("workspace"), "created_at": self.created_at,
+                "updated_at": self.updated_at, "worker": self.worker, "result": self.result,
+                "error": self.error}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WorkerRecord:
+    """A worker as its heartbeat shows it."""
+
+    id: str
+    host: str
+    pid: int
+    heartbeat_at: float
+    stopped: bool
+    recovered_by: str | None
+
+
+class RunStore:
+    """The ``runs``, ``run_events``, ``run_effects`` and ``workers`` tables of one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Use ``engine`` (``database.open_engine``); the tables are created if missing."""
+        from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, UniqueConstraint
+
+        self.engine = engine
+        meta = MetaData()
+        self._runs: Table = Table(
+            "runs", meta,
+            Column("id", String(64), primary_key=True), Column("task", Text, nullable=False),
+            Column("urgency", String(16), nullable=False), Column("status", String(24), nullable=False),
+            Column("options", Text, nullable=False), Column("created_at", Float, nullable=False),
+            Column("updated_at", Float, nullable=False), Column("worker", String(64)),
+            Column("result", Text), Column("error", Text),
+        )  # fmt: skip
+        self._events: Table = Table(
+            "run_events", meta,
+            Column("id", Integer, primary_key=True, autoincrement=True), Column("run_id", String(64), nullable=False),
+            Column("key", String(64), nullable=False), Column("at", Float, nullable=False),
+            Column("event", Text, nullable=False), UniqueConstraint("run_id", "key"),
+        )  # fmt: skip
+        self._effects: Table = Table(
+            "run_effects", meta,
+            Column("run_id", String(64), primary_key=True), Column("key", String(64), primary_key=True),
+            Column("tool", String(128), nullable=False), Column("preimage", Text, nullable=False),
+            Column("started_at", Float, nullable=False),
+        )  # fmt: skip
+        self._workers: Table = Table(
+            "workers", meta,
+            Column("id", String(64), primary_key=True), Column("host", String(255), nullable=False),
+            Column("pid", Integer, nullable=False), Column("heartbeat_at", Float, nullable=False),
+            Column("stopped", Boolean, nullable=False, default=False), Column("recovered_by", String(64)),
+        )  # fmt: skip
+        meta.create_all(engine)
+
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # runs
+
+    def add(self, run_id: str, task: str, urgency: str, options: Mapping[str, Any]) -> RunRecord:
+        """Record a submitted run as ``queued``."""
+        now = time.time()
+        row = {"id": run_id, "task": task, "urgency": urgency, "status": "queued", "options": json.dumps(dict(options)),
+               "created_at": now, "updated_at": now, "worker": None, "result": None, "error": None}  # fmt: skip
+        with self.engine.begin() as conn:
+            conn.execute(self._runs.insert().values(**row))
+        return self._run(row)
+
+    def get(self, run_id: str) -> RunRecord:
+        """The run ``run_id``.
+
+        Raises:
+            UsageError: there is none (the message says how to list them).
+        """
+        from sqlalchemy import select
+
+        with self.engine.connect() as conn:
+            row = conn.execute(select(self._runs).where(self._runs.c.id == run_id)).first()
+        if row is None:
+            raise UsageError(f"No run {run_id!r}: `chrysalis queue` lists the runs.")
+        return self._run(dict(row._mapping))
+
+    def all(self, *, limit: int = 200) -> list[RunRecord]:
+        """The latest ``limit`` runs, newest first."""
+        from sqlalchemy import select
+
+        query = select(self._runs).order_by(self._runs.c.created_at.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            return [self._run(dict(row._mapping)) for row in conn.execute(query)]
+
+    def set_status(self, run_id: str, status: str, **fields: Any) -> None:
+        """Move ``run_id`` to ``status`` (a finished run stays finished), with ``worker``, ``result`` or ``error``."""
+        values: dict[str, Any] = {"status": status, "updated_at": time.time()}
+        if "worker" in fields:
+            values["worker"] = fields["worker"]
+        if "result" in fields:
+            values["result"] = json.dumps(fields["result"])
+        if "error" in fields:
+            values["error"] = fields["error"]
+        unfinished = self._runs.c.status.notin_(FINISHED)
+        with self.engine.begin() as conn:
+            conn.execute(self._runs.update().where(self._runs.c.id == run_id, unfinished).values(**values))
+
+    # events
+
+    def add_event(self, run_id: str, key: str, event: Mapping[str, Any]) -> bool:
+        """Append ``event`` unless this run already has one under ``key`` (a replay); True when written."""
+        from sqlalchemy.exc import IntegrityError
+
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(self._events.insert().values(run_id=run_id, key=key, at=time.time(),
+                                                          event=json.dumps(dict(event), default=str)))  # fmt: skip
+        except IntegrityError:
+            return False
+        return True
+
+    def events(self, run_id: str, *, after: int = 0) -> list[tuple[int, dict[str, Any]]]:
+        """The run's events after position ``after``, in order, each with its position."""
+        from sqlalchemy import select
+
+        e = self._events.c
+        query = select(e.id, e.event).where(e.run_id == run_id, e.id > after).order_by(e.id)
+        with self.engine.connect() as conn:
+            return [(row.id, json.loads(row.event)) for row in conn.execute(query)]
+
+    # effects
+
+    def effect_started(self, run_id: str, key: str) -> dict[str, str | None] | None:
+        """The pre-image recorded when effect ``key`` started (path → text, None: no such file), or None."""
+        from sqlalchemy import select
+
+        f = self._effects.c
+        with self.engine.connect() as conn:
+            row = conn.execute(select(f.preimage).where(f.run_id == run_id, f.key == key)).first()
+        return None if row is None else dict(json.loads(row.preimage))
+
+    def start_effect(self, run_id: str, key: str, tool: str, preimage: Mapping[str, str | None]) -> None:
+        """Record that effect ``key`` (a call of ``tool``) starts now, with the files it may change as they are."""
+        with self.engine.begin() as conn:
+            conn.execute(self._effects.delete().where(self._effects.c.run_id == run_id, self._effects.c.key == key))
+            conn.execute(self._effects.insert().values(run_id=run_id, key=key, tool=tool, started_at=time.time(),
+                                                       preimage=json.dumps(dict(preimage))))  # fmt: skip
+
+    # workers
+
+    def heartbeat(self, worker_id: str, host: str, pid: int) -> None:
+        """Say that ``worker_id`` is alive now."""
+        w = self._workers.c
+        with self.engine.begin() as conn:
+            updated = conn.execute(self._workers.update().where(w.id == worker_id).values(heartbeat_at=time.time()))
+            if updated.rowcount == 0:
+                conn.execute(self._workers.insert().values(id=worker_id, host=host, pid=pid, heartbeat_at=time.time(),
+                                                           stopped=False, recovered_by=None))  # fmt: skip
+
+    def stopped(self, worker_id: str) -> None:
+        """Say that ``worker_id`` stopped cleanly (it has nothing for anyone to recover)."""
+        with self.engine.begin() as conn:
+            conn.execute(self._workers.update().where(self._workers.c.id == worker_id).values(stopped=True))
+
+    def workers(self) -> list[WorkerRecord]:
+        """Every worker that ever beat, most recent first."""
+        from sqlalchemy import select
+
+        query = select(self._workers).order_by(self._workers.c.heartbeat_at.desc())
+        with self.engine.connect() as conn:
+            return [WorkerRecord(r.id, r.host, r.pid, r.heartbeat_at, bool(r.stopped), r.recovered_by)
+                    for r in conn.execute(query)]  # fmt: skip
+
+    def claim(self, dead_worker: str, by: str) -> bool:
+        """Take over ``dead_worker``'s runs; True for exactly one claimant, however many workers try at once."""
+        w = self._workers.c
+        with self.engine.begin() as conn:
+            done = conn.execute(self._workers.update().where(w.id == dead_worker, w.recovered_by.is_(None))
+                                .values(recovered_by=by))  # fmt: skip
+        return bool(done.rowcount == 1)
+
+    @staticmethod
+    def _run(row: Mapping[str, Any]) -> RunRecord:
+        result = json.loads(row["result"]) if row["result"] else None
+        return RunRecord(row["id"], row["task"], row["urgency"], row["status"], json.loads(row["options"]),
+                         row["created_at"], row["updated_at"], row["worker"], result, row["error"])  # fmt: skip

@@ -1,0 +1,194 @@
+"""``chrysalis worker``: execute queued runs as DBOS workflows, and take over the runs of dead workers.
+
+Each worker is a DBOS executor with its own id (``host-pid-random``). DBOS's queue hands each run
+to one executor only (its dequeue is atomic), up to ``--concurrency`` at a time on this worker, most
+urgent first, first in first out within an urgency. DBOS recovers at launch only the executor's
+own unfinished workflows, and a new worker has a new id; so every worker beats a heartbeat into
+``workers``, and looks at the others: one whose process is gone (same host), which stopped, or
+whose heartbeat is older than ``STALE_S`` (another host) is dead, and the first worker to claim it
+asks DBOS to re-queue its unfinished runs, which then resume after their last recorded step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chrysalis.config import Settings, load_settings
+from chrysalis.errors import ChrysalisError
+from chrysalis.runtime.approvals import ApprovalStore
+from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.queue import APP_VERSION, QUEUE, WORKFLOW
+from chrysalis.runtime.runs import RunStore, WorkerRecord
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+__all__ = ["STALE_S", "Worker"]
+
+STALE_S = 30.0
+"""A worker on another host whose heartbeat is older than this is taken for dead."""
+_BEAT_S = 2.0
+_POLL_S = 0.2
+_RECOVERY_ATTEMPTS = 10_000
+"""DBOS gives up on a workflow recovered more often than this; ours resume from their records, so let them."""
+
+
+@dataclass
+class _Context:
+    """What the workflow function needs from the worker that runs it."""
+
+    runs: RunStore
+    approvals: ApprovalStore
+    worker_id: str
+    waiting: set[str]
+    """Runs of this worker blocked on a person's decision (they hold no CPU; the worker may exit idle)."""
+
+
+_context: _Context | None = None
+
+
+class Worker:
+    """One worker process: launches DBOS, serves the queue, beats, reaps dead workers."""
+
+    def __init__(self, settings: Settings, *, concurrency: int, exit_when_idle: bool) -> None:
+        self.url = database_url(settings)
+        self.concurrency = concurrency
+        self.exit_when_idle = exit_when_idle
+        self.host = socket.gethostname()
+        self.id = f"{self.host}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.stop = threading.Event()
+        """Set (by a signal handler, or a test) to stop after the runs in hand reach a step boundary."""
+        engine: Engine = open_engine(self.url)
+        self.runs = RunStore(engine)
+        self.approvals = ApprovalStore(engine)
+
+    def serve(self) -> int:
+        """Execute runs until stopped (or, with ``exit_when_idle``, until nothing is left to do); returns 0."""
+        global _context
+        from dbos import DBOS
+
+        _register_workflow()
+        _quiet_dbos()
+        self.waiting: set[str] = set()
+        _context = _Context(self.runs, self.approvals, self.id, self.waiting)
+        self.runs.heartbeat(self.id, self.host, os.getpid())  # before any run is ours: a crash then is seen
+        DBOS(config={"name": "chrysalis", "system_database_url": self.url, "executor_id": self.id,
+                     "application_version": APP_VERSION, "log_level": "ERROR"})  # fmt: skip
+        try:
+            DBOS.launch()
+            DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, polling_interval_sec=_POLL_S)
+            self._loop()
+        finally:
+            self.runs.stopped(self.id)
+            DBOS.destroy(workflow_completion_timeout_sec=0)
+            _context = None
+            self.runs.close()
+        return 0
+
+    def _loop(self) -> None:
+        beat = 0.0
+        while not self.stop.is_set():
+            if time.monotonic() - beat >= _BEAT_S:
+                self.runs.heartbeat(self.id, self.host, os.getpid())
+                beat = time.monotonic()
+            self._reap()
+            if self.exit_when_idle and self._idle():
+                return
+            self.stop.wait(_POLL_S)
+
+    def _reap(self) -> None:
+        """Claim each dead worker once, and have DBOS re-queue its unfinished runs."""
+        from dbos import DBOS
+
+        for worker in self.runs.workers():
+            if worker.id != self.id and worker.recovered_by is None and self._dead(worker):
+                if self.runs.claim(worker.id, self.id):
+                    DBOS._recover_pending_workflows([worker.id])
+
+    def _dead(self, worker: WorkerRecord) -> bool:
+        if worker.stopped:
+            return True
+        if worker.host == self.host:
+            return not _alive(worker.pid)
+        return time.time() - worker.heartbeat_at > STALE_S
+
+    def _idle(self) -> bool:
+        """Nothing queued anywhere, nothing of ours running except runs waiting for a person."""
+        from dbos import DBOS
+
+        if DBOS.list_workflows(status="ENQUEUED", name=WORKFLOW, load_input=False, load_output=False, limit=1):
+            return False
+        mine = DBOS.list_workflows(status="PENDING", executor_id=self.id, load_input=False, load_output=False)
+        return all(w.workflow_id in self.waiting for w in mine)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _quiet_dbos() -> None:
+    """DBOS logs its start-up and a hosted-console address; the user's terminal gets only our output."""
+    logging.getLogger("dbos").setLevel(logging.ERROR)
+
+
+_registered = False
+
+
+def _register_workflow() -> None:
+    """Register the run workflow with DBOS once (before ``DBOS()``, as DBOS requires)."""
+    global _registered
+    if _registered:
+        return
+    from dbos import DBOS
+
+    DBOS.workflow(name=WORKFLOW, max_recovery_attempts=_RECOVERY_ATTEMPTS)(execute_run)
+    _registered = True
+
+
+async def execute_run(run_id: str) -> str:
+    """The workflow: run the queued task with every reply, effect and check recorded; returns the final status."""
+    from chrysalis.agent.session import AgentSession
+    from chrysalis.runtime.durable import DurableRun
+
+    assert _context is not None, "a run executes only inside a worker"
+    runs = _context.runs
+    record = await asyncio.to_thread(runs.get, run_id)
+    if record.finished:
+        return record.status
+    runs.set_status(run_id, "running", worker=_context.worker_id)
+    try:
+        settings = load_settings(record.options)
+    except ChrysalisError as exc:  # the config changed under the queued run: say so, do not crash the worker
+        runs.set_status(run_id, "failed", error=str(exc))
+        return "failed"
+    durable = DurableRun(run_id, settings.workspace, runs, _context.approvals, settings.home, _context.waiting)
+    session = AgentSession(settings, approver=durable.approver, on_event=durable.record, durability=durable)
+    try:
+        result = await session.run(record.task, run_id=run_id)
+    except ChrysalisError as exc:
+        runs.set_status(run_id, "failed", error=str(exc))
+        return "failed"
+    finally:
+        session.close()
+    status = "done" if result.success else "failed"
+    runs.set_status(run_id, status, result=_result(result.to_json()))
+    return status
+
+
+def _result(event: dict[str, Any]) -> dict[str, Any]:
+    """The run's result as ``queue``/``show`` print it: the final event without its type."""
+    return {k: v for k, v in event.items() if k != "type"}

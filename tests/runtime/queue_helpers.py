@@ -1,0 +1,42 @@
+"""Running the durable runtime as a user does: ``chrysalis submit``, then ``chrysalis worker`` processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, chrysalis
+
+
+def submit(task: str, workspace: Path, server_url: str, *flags: str, env: dict[str, str] | None = None) -> str:
+    """Queue ``task`` against the scripted server; returns the run id."""
+    done = chrysalis("submit", task, "--json", "--base-url", server_url, "--model", "scripted",
+                     "--workspace", str(workspace), *flags, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["status"] == "queued"
+    return str(reply["id"])
+
+
+def work(env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """One ``chrysalis worker --exit-when-idle`` to its end."""
+    return subprocess.run([*CHRYSALIS, "worker", "--exit-when-idle"], env={**os.environ, **(env or {})},
+                          capture_output=True, text=True, timeout=CLI_HANG_GUARD, stdin=subprocess.DEVNULL)  # fmt: skip
+
+
+def run_record(run_id: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The run as ``chrysalis show ID --json`` reports it (its last line)."""
+    done = chrysalis("show", run_id, "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return record
+
+
+def events(run_id: str, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The run's events as ``chrysalis show ID --json`` prints them (without the closing ``run`` line)."""
+    done = chrysalis("show", run_id, "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()[:-1]]

@@ -1,0 +1,82 @@
+"""The durable queue from the terminal: submit returns at once, a worker executes, show and queue report.
+
+Every test runs real ``chrysalis`` processes against a scripted model server on 127.0.0.1 and the
+runtime's SQLite database under the test's ``CHRYSALIS_HOME``; a worker with ``--exit-when-idle``
+ends when nothing is left for it, so no test waits on a clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from tests.helpers import assert_clean_error, chrysalis
+from tests.runtime.queue_helpers import events, run_record, submit, work
+
+FIX = [
+    ScriptedReply.tool_call("read_file", {"path": "calc.py"}),
+    ScriptedReply.tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a - b"}),
+    ScriptedReply(text="Fixed."),
+]
+
+
+def test_a_submitted_run_is_executed_by_a_worker_and_reported(workspace: Path) -> None:
+    with ScriptedOpenAIServer(FIX) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+        assert (workspace / "calc.py").read_text().count("a + b") == 1  # submit returned before anything ran
+        queued = json.loads(chrysalis("queue", "--json").stdout)
+        assert [(r["id"], r["status"], r["urgency"], r["task"]) for r in queued] == [
+            (run_id, "queued", "normal", "fix the failing test")
+        ]
+        done = work()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "a - b" in (workspace / "calc.py").read_text()
+    record = run_record(run_id)
+    assert record["status"] == "done" and record["result"]["output"] == "Fixed."
+    kinds = [e["type"] for e in events(run_id)]
+    assert kinds[0] == "start" and kinds[-1] == "final"
+    assert kinds.count("tool_call") == 2 and "check" in kinds
+    assert all(e["run_id"] == run_id for e in events(run_id))
+
+
+def test_runs_start_by_urgency_then_in_the_order_submitted(workspace: Path) -> None:
+    answer = [ScriptedReply(text="ok")] * 4
+    with ScriptedOpenAIServer(answer) as server:
+        ids = [submit(f"say ok {urgency} {i}", workspace, server.base_url, "--urgency", urgency, "--mode", "ask")
+               for i, urgency in enumerate(["low", "normal", "critical", "normal"])]  # fmt: skip
+        done = work()
+    assert done.returncode == 0, done.stdout + done.stderr
+    starts = {run_id: events(run_id)[0]["ts"] for run_id in ids}
+    order = sorted(ids, key=starts.__getitem__)
+    assert order == [ids[2], ids[1], ids[3], ids[0]]
+
+
+def test_a_cancelled_run_never_starts(workspace: Path) -> None:
+    with ScriptedOpenAIServer(FIX) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+        cancelled = chrysalis("cancel", run_id, "--json")
+        assert cancelled.returncode == 0, cancelled.stderr
+        assert json.loads(cancelled.stdout) == {"id": run_id, "status": "cancelled"}
+        done = work()
+        assert done.returncode == 0, done.stderr
+        assert server.requests == []
+    assert run_record(run_id)["status"] == "cancelled"
+    assert "a + b" in (workspace / "calc.py").read_text()
+    again = chrysalis("cancel", run_id)
+    assert_clean_error(again, 2, "already finished")
+
+
+def test_bad_input_exits_2_naming_it(workspace: Path) -> None:
+    assert_clean_error(chrysalis("submit", "  "), 2, "task is empty")
+    assert_clean_error(chrysalis("submit", "fix it", "--urgency", "soon"), 2, "--urgency", "critical")
+    assert_clean_error(chrysalis("submit", "fix it", "--level", "9"), 2, "level")
+    assert_clean_error(chrysalis("show", "nope"), 2, "No run 'nope'", "chrysalis queue")
+    assert_clean_error(chrysalis("cancel", "nope"), 2, "No run 'nope'")
+    assert_clean_error(chrysalis("worker", "--concurrency", "0"), 2, "--concurrency")
+    database = Path(os.environ["CHRYSALIS_HOME"]) / "runtime.sqlite"
+    if database.exists():  # the worker made it; no refused submit left a run behind
+        with sqlite3.connect(database) as db:
+            assert db.execute("select count(*) from runs").fetchone() == (0,)
