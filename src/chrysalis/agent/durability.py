@@ -20,7 +20,13 @@ if TYPE_CHECKING:
 
     from chrysalis.agent.verify import Verdict
 
-__all__ = ["Durability"]
+__all__ = ["INTERRUPTED", "Durability", "interrupted"]
+
+INTERRUPTED = (
+    "Not run again: {tool} was running when the worker executing this run crashed, so it may have run partly or "
+    "completely. Look at its effects (read the files, git_status) before deciding whether to run it again."
+)
+"""What the model is told about a command a crash interrupted (it is not rerun blindly)."""
 
 T = TypeVar("T")
 
@@ -43,3 +49,8 @@ class Durability(Protocol):
     async def once(self, name: str, decide: Callable[[], T]) -> T:
         """``decide()`` the first time; its recorded value on replay (choices read from stores that move on)."""
         ...
+
+
+def interrupted(tool: str) -> ToolResult:
+    """The result of a call of ``tool`` that a crash interrupted: it had no result, so it may be made again."""
+    return ToolResult.failure(INTERRUPTED.format(tool=tool))

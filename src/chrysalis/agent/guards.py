@@ -57,6 +57,11 @@ class RunGuards:
             "change the code, or give your final answer."
         )
 
+    def forget_call(self, tool: str, args: dict[str, Any]) -> None:
+        """Uncount the last such call: it had no result (a crash interrupted it), so making it again is no repeat."""
+        key = f"{tool}|{json.dumps(args, sort_keys=True, default=str)}|{self.write_generation}"
+        self._calls[key] -= 1
+
     def record_result(self, effect: str, ok: bool, *, on_real_workspace: bool = False) -> None:
         """Track writes and commands, so repeats are recognised and the final check knows what changed."""
         if effect == "write":

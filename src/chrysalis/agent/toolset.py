@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.durability import Durability
+from chrysalis.agent.durability import Durability, interrupted
 from chrysalis.agent.events import ApprovalRequest, Event, JudgeVerdict, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.agent.guards import RunGuards, edit_hint
 from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
@@ -191,6 +191,8 @@ class GatedTools:
             result = await self._run(spec, args)
         else:
             result = await self.durability.tool(spec, args, lambda: self._run(spec, args))
+            if result == interrupted(name):
+                self.guards.forget_call(name, raw_args)
         on_real_workspace = spec.effect == "shell" and spec.name != "run_tests" and not self.context.sandbox
         self.guards.record_result(spec.effect, result.ok, on_real_workspace=on_real_workspace)
         if not result.ok and result.error:

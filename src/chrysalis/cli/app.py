@@ -382,12 +382,17 @@ def submit(
     yes: YesOpt = False,
     workspace: WorkspaceOpt = None,
     urgency: Annotated[str, typer.Option("--urgency", help="critical | high | normal | low | idle.")] = "normal",
+    priority: PriorityOpt = None,
+    budget: BudgetOpt = None,
+    timeout: TimeoutOpt = None,
+    max_steps: StepsOpt = None,
     json_output: Annotated[bool, typer.Option("--json", help='One JSON object: {"id", "status"}.')] = False,
 ) -> None:
     """Queue a durable run and return at once (its id); `chrysalis worker` executes it."""
     from chrysalis.cli.queue_cmd import submit_command
 
-    flags = _flags(model=model, base_url=base_url, level=level, mode=mode, yes=yes, workspace=workspace)
+    flags = _flags(model=model, base_url=base_url, level=level, mode=mode, yes=yes, workspace=workspace,
+                   priority=priority, budget=budget, timeout=timeout, max_steps=max_steps)  # fmt: skip
     raise typer.Exit(_guarded(lambda: submit_command(task, flags, urgency=urgency, json_output=json_output)))
 
 

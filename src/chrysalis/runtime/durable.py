@@ -28,6 +28,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from chrysalis.agent.durability import interrupted
 from chrysalis.agent.events import Check, ErrorEvent, Event
 from chrysalis.runtime import crashpoints
 from chrysalis.runtime.queue import approval_topic
@@ -42,14 +43,10 @@ if TYPE_CHECKING:
     from chrysalis.agent.verify import Verdict
     from chrysalis.runtime.approvals import ApprovalStore
 
-__all__ = ["INTERRUPTED", "DurableRun"]
+__all__ = ["DurableRun"]
 
 T = TypeVar("T")
 
-INTERRUPTED = (
-    "Not run again: {tool} was running when the worker executing this run crashed, so it may have run partly or "
-    "completely. Look at its effects (read the files, git_status) before deciding whether to run it again."
-)
 _RERUNNABLE = frozenset({"read", "network", "memory"})
 """Effects a repeated call cannot duplicate."""
 _APPROVAL_WAIT_S = 60.0
@@ -85,22 +82,23 @@ class DurableRun:
 
     async def tool(self, spec: ToolSpec, args: Any, run: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
         """Run a gated call as a step; a write interrupted by a crash is undone and done again, a command is not."""
+        where = f"{self.run_id}:tool:{spec.name}:{_digest(spec.name, args)}"
         if spec.effect in _RERUNNABLE:
-            return await self.step(f"tool:{spec.name}", self._crashing(run))
+            return await self.step(f"tool:{spec.name}", _crashing(run, where), where)
 
         async def effect() -> ToolResult:
             key = f"s{self._current()}"
             started = await asyncio.to_thread(self.runs.effect_started, self.run_id, key)
             replayable = _replayable(spec)
             if started is not None and not replayable:
-                return ToolResult.failure(INTERRUPTED.format(tool=spec.name))
+                return interrupted(spec.name)
             if started is not None:
                 await asyncio.to_thread(_restore, self.workspace, started)
             preimage = _preimage(self.workspace, spec.write_targets(args)) if replayable else {}
             await asyncio.to_thread(self.runs.start_effect, self.run_id, key, spec.name, preimage)
-            return await self._crashing(run)()
+            return await _crashing(run, where)()
 
-        return await self.step(f"tool:{spec.name}", effect)
+        return await self.step(f"tool:{spec.name}", effect, where)
 
     async def check(self, run: Callable[[str], tuple[Verdict, Check]], command: str) -> tuple[Verdict, Check]:
         """The final check as a step (its verdict is what the model was told, whatever the tests say now)."""
@@ -108,7 +106,8 @@ class DurableRun:
         async def checked() -> tuple[Verdict, Check]:
             return await asyncio.to_thread(run, command)
 
-        return await self.step("check", self._crashing(checked))
+        where = f"{self.run_id}:check:{self._steps + 1}"
+        return await self.step("check", _crashing(checked, where), where)
 
     async def once(self, name: str, decide: Callable[[], T]) -> T:
         """``decide()`` recorded as a step."""
@@ -175,14 +174,18 @@ class DurableRun:
 
     # steps
 
-    async def step(self, name: str, body: Callable[[], Awaitable[T]]) -> T:
-        """Run ``body`` as the run's next DBOS step (its recorded result on replay)."""
+    async def step(self, name: str, body: Callable[[], Awaitable[T]], where: str | None = None) -> T:
+        """Run ``body`` as the run's next DBOS step (its recorded result on replay).
+
+        ``where`` names the step's kill points for the kill test (``crashpoints``): by what the step
+        does, not by its number, so a call made again after a crash is not killed at the same place again.
+        """
         from dbos import DBOS
 
         self._steps += 1
         self._between = 0
         index = self._steps
-        crashpoints.point(f"{self.run_id}:{index}:before:{name}")
+        crashpoints.point(f"{where or f'{self.run_id}:{name}:{index}'}:before")
 
         async def inside() -> T:
             token = _in_step.set([index, 0])
@@ -198,17 +201,26 @@ class DurableRun:
         assert inside is not None, "only inside a step"
         return inside[0]
 
-    def _crashing(self, body: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
-        """``body`` with a kill point before and after it (``crashpoints``; off unless a test turns it on)."""
 
-        async def wrapped() -> T:
-            where = f"{self.run_id}:{self._current()}"
-            crashpoints.point(f"{where}:start")
-            result = await body()
-            crashpoints.point(f"{where}:done")
-            return result
+def _crashing(body: Callable[[], Awaitable[T]], where: str) -> Callable[[], Awaitable[T]]:
+    """``body`` with kill points just before and just after it (``crashpoints``; off unless a test turns it on)."""
 
-        return wrapped
+    async def wrapped() -> T:
+        crashpoints.point(f"{where}:start")
+        result = await body()
+        crashpoints.point(f"{where}:done")
+        return result
+
+    return wrapped
+
+
+def _digest(tool: str, args: Any) -> str:
+    """A short fingerprint of one call (names its kill points)."""
+    import hashlib
+    import json
+
+    dumped = args.model_dump(mode="json") if hasattr(args, "model_dump") else args
+    return hashlib.sha256(json.dumps([tool, dumped], sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 def _replayable(spec: ToolSpec) -> bool:
@@ -255,7 +267,8 @@ def _durable_model(model: Model, run: DurableRun) -> Model:
             async def send() -> ModelResponse:
                 return await self.wrapped.request(messages, model_settings, model_request_parameters)
 
-            return await run.step("model", run._crashing(send))
+            where = f"{run.run_id}:model:{len(messages)}"  # one more message each turn; the same when sent again
+            return await run.step("model", _crashing(send, where), where)
 
         @asynccontextmanager
         async def request_stream(

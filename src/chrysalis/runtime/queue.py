@@ -84,9 +84,14 @@ def cancel(url: str, runs: RunStore, run_id: str) -> RunRecord:
 
 
 def wake(url: str, run_id: str, topic: str) -> None:
-    """Tell the run ``run_id`` that something it waits for (``topic``) has happened."""
+    """Tell the run ``run_id`` that something it waits for (``topic``) has happened (if it is a queued run)."""
+    from dbos._error import DBOSNonExistentWorkflowError
+
     with client(url) as dbos_client:
-        dbos_client.send(run_id, "decided", topic=topic)
+        try:
+            dbos_client.send(run_id, "decided", topic=topic)
+        except DBOSNonExistentWorkflowError:  # not a durable run: it checks the store itself, no one to wake
+            pass
 
 
 def approval_topic(request_id: str) -> str:

@@ -81,7 +81,8 @@ class Worker:
         _context = _Context(self.runs, self.approvals, self.id, self.waiting)
         self.runs.heartbeat(self.id, self.host, os.getpid())  # before any run is ours: a crash then is seen
         DBOS(config={"name": "chrysalis", "system_database_url": self.url, "executor_id": self.id,
-                     "application_version": APP_VERSION, "log_level": "ERROR"})  # fmt: skip
+                     "application_version": APP_VERSION, "log_level": "ERROR",
+                     "notification_listener_polling_interval_sec": _POLL_S})  # fmt: skip
         try:
             DBOS.launch()
             DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, polling_interval_sec=_POLL_S)
