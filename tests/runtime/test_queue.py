@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import assert_clean_error, chrysalis
+from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, assert_clean_error, chrysalis
 from tests.runtime.queue_helpers import events, run_record, submit, work
 
 FIX = [
@@ -80,3 +82,36 @@ def test_bad_input_exits_2_naming_it(workspace: Path) -> None:
     if database.exists():  # the worker made it; no refused submit left a run behind
         with sqlite3.connect(database) as db:
             assert db.execute("select count(*) from runs").fetchone() == (0,)
+
+
+def test_run_durable_streams_its_events_and_exits_like_run(workspace: Path) -> None:
+    with ScriptedOpenAIServer(FIX) as server:
+        done = chrysalis("run", "--durable", "fix the failing test", "--json", "--base-url", server.base_url,
+                         "--model", "scripted", "--level", "2", "--yes", "--workspace", str(workspace))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert kinds[0] == "start" and kinds[-1] == "final" and kinds.count("tool_call") == 2
+    assert "a - b" in (workspace / "calc.py").read_text()
+    [record] = json.loads(chrysalis("queue", "--json").stdout)
+    assert record["status"] == "done" and record["urgency"] == "critical"
+
+
+def test_an_interrupted_durable_run_is_resumed_by_a_worker(workspace: Path) -> None:
+    replies = iter([ScriptedReply(text="never delivered", held=True), *FIX])
+    with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=10) as server:
+        run = subprocess.Popen([*CHRYSALIS, "run", "--durable", "fix the failing test", "--base-url", server.base_url,
+                                "--model", "scripted", "--level", "2", "--yes", "--workspace", str(workspace)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)
+        finally:
+            run.send_signal(signal.SIGINT)
+            _out, err = run.communicate(timeout=CLI_HANG_GUARD)
+        assert run.returncode == 130, err
+        assert "chrysalis worker` resumes it" in err and "Traceback" not in err
+        [record] = json.loads(chrysalis("queue", "--json").stdout)
+        assert record["status"] == "running"
+        resumed = work()
+        assert resumed.returncode == 0, resumed.stderr
+    assert run_record(record["id"])["status"] == "done"
+    assert "a - b" in (workspace / "calc.py").read_text()

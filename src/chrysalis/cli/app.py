@@ -146,12 +146,22 @@ def run(
     judge: JudgeOpt = None,
     unsafe_no_sandbox: UnsafeOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON event per line.")] = False,
+    durable: Annotated[
+        bool, typer.Option("--durable", help="Record every step; a crash or Ctrl-C can be resumed.")
+    ] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
     from chrysalis.cli.daemon_client import run_through_daemon
     from chrysalis.config import chrysalis_home
 
+    if durable:
+        from chrysalis.cli.queue_cmd import durable_run_command
+
+        flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
+                       timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes,
+                       unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
+        raise typer.Exit(_guarded(lambda: durable_run_command(task, flags, json_output=json_output)))
     warm = run_through_daemon(_argv, chrysalis_home()) if _argv else None
     if warm is not None:
         raise typer.Exit(warm)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime
 import json
 import signal
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,7 +25,7 @@ from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunRecord, RunStore
 
-__all__ = ["cancel_command", "queue_command", "show_command", "submit_command", "worker_command"]
+__all__ = ["cancel_command", "durable_run_command", "queue_command", "show_command", "submit_command", "worker_command"]
 
 _FOLLOW_POLL_S = 0.3
 
@@ -52,6 +53,42 @@ def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_outpu
     print(json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output
           else record.id)  # fmt: skip
     return EXIT_OK
+
+
+def durable_run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
+    """``chrysalis run --durable``: queue the run (critical), execute it in this process, print its events.
+
+    Ctrl-C stops this process but not the run: it stays in the queue, and any ``chrysalis worker``
+    resumes it after its last recorded step.
+    """
+    import threading
+
+    from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED
+    from chrysalis.runtime.queue import submit
+    from chrysalis.runtime.worker import Worker
+
+    if not task.strip():
+        raise UsageError(
+            'The task is empty: say what the agent should do, e.g. chrysalis run --durable "fix the tests".'
+        )
+    settings = load_settings(flags)
+    print_warnings(settings.warnings)
+    with _runs(settings) as (url, runs):
+        record = submit(url, runs, task, {**flags, "workspace": str(settings.workspace)}, "critical")
+        worker = Worker(settings, concurrency=1, exit_when_idle=False, until=record.id)
+        serving = threading.Thread(target=worker.serve, name="chrysalis-worker", daemon=True)
+        serving.start()
+        try:
+            _follow(runs, record.id, json_output=json_output, alive=serving.is_alive)
+        except KeyboardInterrupt:
+            worker.stop.set()
+            serving.join()
+            sys.stderr.write(f"Interrupted. Run {record.id} is kept in the queue: `chrysalis worker` resumes it "
+                             f"after its last step; `chrysalis show {record.id}` shows it.\n")  # fmt: skip
+            return EXIT_INTERRUPTED
+        serving.join()
+        record = runs.get(record.id)
+    return EXIT_OK if record.status == "done" else EXIT_FAILED
 
 
 def worker_command(*, concurrency: int, exit_when_idle: bool) -> int:
@@ -95,18 +132,8 @@ def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:
     console = Console(highlight=False, soft_wrap=True)
     with _runs() as (_url, runs):
         record = runs.get(run_id)
-        seen = 0
-        while True:
-            for position, event in runs.events(run_id, after=seen):
-                seen = position
-                if json_output:
-                    print(json.dumps(event))
-                else:
-                    console.print(_line(event))
-            record = runs.get(run_id)
-            if not follow or record.finished:
-                break
-            time.sleep(_FOLLOW_POLL_S)
+        _follow(runs, run_id, json_output=json_output, alive=lambda: follow)
+        record = runs.get(run_id)
     if json_output:
         print(json.dumps({"type": "run", **record.to_json()}))
     else:
@@ -114,6 +141,24 @@ def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:
         if record.result and record.result.get("output"):
             console.print(str(record.result["output"]))
     return EXIT_OK
+
+
+def _follow(runs: RunStore, run_id: str, *, json_output: bool, alive: Callable[[], bool]) -> None:
+    """Print the run's events as they come, until it has finished (or ``alive()`` says to stop waiting)."""
+    console = Console(highlight=False, soft_wrap=True)
+    seen = 0
+    while True:
+        for position, event in runs.events(run_id, after=seen):
+            seen = position
+            if json_output:
+                print(json.dumps(event), flush=True)
+            else:
+                console.print(_line(event))
+        if runs.get(run_id).finished or not alive():
+            if runs.events(run_id, after=seen):
+                continue  # the last events came with the end
+            return
+        time.sleep(_FOLLOW_POLL_S)
 
 
 def cancel_command(run_id: str, *, json_output: bool) -> int:

@@ -58,10 +58,12 @@ _context: _Context | None = None
 class Worker:
     """One worker process: launches DBOS, serves the queue, beats, reaps dead workers."""
 
-    def __init__(self, settings: Settings, *, concurrency: int, exit_when_idle: bool) -> None:
+    def __init__(self, settings: Settings, *, concurrency: int, exit_when_idle: bool, until: str | None = None) -> None:
         self.url = database_url(settings)
         self.concurrency = concurrency
         self.exit_when_idle = exit_when_idle
+        self.until = until
+        """Stop once this run has finished (``chrysalis run --durable`` serves its own run)."""
         self.host = socket.gethostname()
         self.id = f"{self.host}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.stop = threading.Event()
@@ -102,6 +104,8 @@ class Worker:
                 beat = time.monotonic()
             self._reap()
             if self.exit_when_idle and self._idle():
+                return
+            if self.until is not None and self.runs.get(self.until).finished:
                 return
             self.stop.wait(_POLL_S)
 

@@ -1,0 +1,94 @@
+"""Two workers share one queue: each run is executed once, and a worker killed mid-run is taken over.
+
+Run on SQLite (one machine) and on PostgreSQL (``TEST_POSTGRES_URL``, as many machines would share
+it; ``.ci/run`` starts Debian's PostgreSQL). Each PostgreSQL test gets a database of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from tests.helpers import CHRYSALIS, CLI_HANG_GUARD
+from tests.runtime.queue_helpers import events, run_record, submit
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The runtime database the workers share: SQLite under CHRYSALIS_HOME, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield "sqlite"
+        return
+    url = os.environ.get("TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
+    name = f"chrysalis_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE DATABASE {name}"))
+    monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url.rsplit("/", 1)[0] + f"/{name}")
+    try:
+        yield "postgresql"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+def _worker(*flags: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([*CHRYSALIS, "worker", *flags], env=dict(os.environ), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)  # fmt: skip
+
+
+def _finish(worker: subprocess.Popen[str]) -> tuple[int, str]:
+    _out, err = worker.communicate(timeout=CLI_HANG_GUARD)
+    return worker.returncode, err
+
+
+def test_each_run_is_executed_by_one_worker_only(database: str, tmp_path: Path) -> None:
+    del database
+    with ScriptedOpenAIServer(lambda _body: ScriptedReply(text="ok"), max_requests=100) as server:
+        ids = [submit(f"say ok {i}", tmp_path, server.base_url, "--mode", "ask") for i in range(6)]
+        workers = [_worker("--exit-when-idle", "--concurrency", "2") for _ in range(2)]  # at once, one queue
+        results = [_finish(worker) for worker in workers]
+        assert all(code == 0 for code, _err in results), results
+        assert len(server.requests) == len(ids)  # one model request per run: no run was executed twice
+    assert all(run_record(run_id)["status"] == "done" for run_id in ids)
+
+
+def test_a_run_whose_worker_is_killed_is_finished_by_the_other(database: str, workspace: Path) -> None:
+    del database
+    replies = iter([ScriptedReply(text="never delivered", held=True),
+                    ScriptedReply.tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a - b"}),
+                    ScriptedReply(text="Fixed.")])  # fmt: skip
+
+    def model(_body: dict[str, Any]) -> ScriptedReply:
+        return next(replies)
+
+    with ScriptedOpenAIServer(model, max_requests=10) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+        doomed = _worker()
+        try:
+            assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)  # the run is in its model request there
+            assert run_record(run_id)["status"] == "running"
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            doomed.communicate(timeout=CLI_HANG_GUARD)
+        survivor = _worker("--exit-when-idle")
+        code, err = _finish(survivor)
+        assert code == 0, err
+        assert len(server.requests) == 3
+    record = run_record(run_id)
+    assert record["status"] == "done", err
+    assert f"-{survivor.pid}-" in record["worker"] and f"-{doomed.pid}-" not in record["worker"]
+    assert "a - b" in (workspace / "calc.py").read_text()
+    assert [e["type"] for e in events(run_id)].count("start") == 1
