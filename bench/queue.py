@@ -103,7 +103,10 @@ def per_step(rounds: int, root: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode, by_steps in times.items():
         medians = {s: statistics.median(v) for s, v in by_steps.items()}
-        out[mode] = {"seconds": medians, "ms_per_step": (medians[STEPS[1]] - medians[STEPS[0]]) / (STEPS[1] - STEPS[0]) * 1000}
+        out[mode] = {
+            "seconds": medians,
+            "ms_per_step": (medians[STEPS[1]] - medians[STEPS[0]]) / (STEPS[1] - STEPS[0]) * 1000,
+        }
     out["ratio"] = out["durable"]["ms_per_step"] / out["plain"]["ms_per_step"]
     out["overhead_ms_per_step"] = out["durable"]["ms_per_step"] - out["plain"]["ms_per_step"]
     return out
@@ -183,8 +186,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         steps = per_step(options.rounds, root)
-        print(f"per step: plain {steps['plain']['ms_per_step']:.1f} ms, durable {steps['durable']['ms_per_step']:.1f} ms "
-              f"(x{steps['ratio']:.2f}, +{steps['overhead_ms_per_step']:.1f} ms a step)")
+        print(
+            f"per step: plain {steps['plain']['ms_per_step']:.1f} ms, durable {steps['durable']['ms_per_step']:.1f} ms "
+            f"(x{steps['ratio']:.2f}, +{steps['overhead_ms_per_step']:.1f} ms a step)"
+        )
         flows = []
         for engine, url in (("sqlite", None), ("postgresql", postgres)):
             if engine == "postgresql" and not url:
@@ -195,11 +200,15 @@ def main() -> int:
                     url = _fresh_database(url)
                 row = {"engine": engine, **throughput(options.runs, workers, root, url)}
                 flows.append(row)
-                print(f"{engine:10} {workers} worker(s): {row['runs']} runs in {row['seconds']:.1f} s, "
-                      f"{row['runs_per_second']:.1f} runs/s")
+                print(
+                    f"{engine:10} {workers} worker(s): {row['runs']} runs in {row['seconds']:.1f} s, "
+                    f"{row['runs_per_second']:.1f} runs/s"
+                )
         rec = recovery(root)
-        print(f"recovery after SIGKILL: resumed {rec['resumed_s']:.2f} s after the next worker started, "
-              f"done after {rec['finished_s']:.2f} s ({rec['status']})")
+        print(
+            f"recovery after SIGKILL: resumed {rec['resumed_s']:.2f} s after the next worker started, "
+            f"done after {rec['finished_s']:.2f} s ({rec['status']})"
+        )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"per_step": steps, "throughput": flows, "recovery": rec,
                                    "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
