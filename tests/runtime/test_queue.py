@@ -115,3 +115,33 @@ def test_an_interrupted_durable_run_is_resumed_by_a_worker(workspace: Path) -> N
         assert resumed.returncode == 0, resumed.stderr
     assert run_record(record["id"])["status"] == "done"
     assert "a - b" in (workspace / "calc.py").read_text()
+
+
+def test_a_running_run_cancelled_stops_at_its_next_step(workspace: Path) -> None:
+    replies = iter([ScriptedReply(tool_calls=(("read_file", {"path": "calc.py"}),), held=True), *FIX[1:]])
+    with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=10) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+        worker = subprocess.Popen([*CHRYSALIS, "worker", "--exit-when-idle"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)
+            cancelled = chrysalis("cancel", run_id)
+            assert cancelled.returncode == 0 and f"Cancelled run {run_id}" in cancelled.stdout, cancelled.stderr
+        finally:
+            server.release()
+            _out, err = worker.communicate(timeout=CLI_HANG_GUARD)
+        assert worker.returncode == 0, err
+        assert len(server.requests) == 1  # the reply that came back was the run's last step
+    assert run_record(run_id)["status"] == "cancelled"
+    assert "a + b" in (workspace / "calc.py").read_text()
+    assert not list((Path(os.environ["CHRYSALIS_HOME"]) / "logs").glob("bug-*"))
+
+
+def test_show_follow_prints_a_finished_runs_events_and_returns(workspace: Path) -> None:
+    with ScriptedOpenAIServer(FIX) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+        assert work().returncode == 0
+    shown = chrysalis("show", run_id, "--follow")
+    assert shown.returncode == 0, shown.stderr
+    assert "→ edit_file" in shown.stdout and f"run {run_id}: done" in shown.stdout
+    assert_clean_error(chrysalis("worker", "--queue-concurrency", "0"), 2, "--queue-concurrency")

@@ -412,11 +412,15 @@ def worker(
     exit_when_idle: Annotated[
         bool, typer.Option("--exit-when-idle", help="Exit 0 when nothing is left to do.")
     ] = False,
+    queue_concurrency: Annotated[
+        int | None, typer.Option("--queue-concurrency", help="Most runs at once across all workers.")
+    ] = None,
 ) -> None:
     """Execute queued runs (several workers, here or on other machines, share one queue)."""
     from chrysalis.cli.queue_cmd import worker_command
 
-    raise typer.Exit(_guarded(lambda: worker_command(concurrency=concurrency, exit_when_idle=exit_when_idle)))
+    raise typer.Exit(_guarded(lambda: worker_command(concurrency=concurrency, exit_when_idle=exit_when_idle,
+                                                     queue_concurrency=queue_concurrency)))  # fmt: skip
 
 
 @app.command("queue")

@@ -91,15 +91,18 @@ def durable_run_command(task: str, flags: dict[str, Any], *, json_output: bool) 
     return EXIT_OK if record.status == "done" else EXIT_FAILED
 
 
-def worker_command(*, concurrency: int, exit_when_idle: bool) -> int:
+def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency: int | None = None) -> int:
     """Serve the queue until Ctrl-C / SIGTERM (or until idle with ``--exit-when-idle``)."""
     from chrysalis.runtime.worker import Worker
 
     if concurrency < 1:
         raise UsageError(f"--concurrency {concurrency} is not allowed: a worker runs at least 1 run at a time.")
+    if queue_concurrency is not None and queue_concurrency < 1:
+        raise UsageError(f"--queue-concurrency {queue_concurrency} is not allowed: use 1 or more, or leave it out.")
     settings = load_settings({})
     print_warnings(settings.warnings)
-    worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle)
+    worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle,
+                    queue_concurrency=queue_concurrency)  # fmt: skip
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     try:
         return worker.serve()

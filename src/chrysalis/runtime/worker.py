@@ -58,9 +58,14 @@ _context: _Context | None = None
 class Worker:
     """One worker process: launches DBOS, serves the queue, beats, reaps dead workers."""
 
-    def __init__(self, settings: Settings, *, concurrency: int, exit_when_idle: bool, until: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, concurrency: int, exit_when_idle: bool, until: str | None = None,
+        queue_concurrency: int | None = None,
+    ) -> None:  # fmt: skip
         self.url = database_url(settings)
         self.concurrency = concurrency
+        self.queue_concurrency = queue_concurrency
+        """Most runs executing at once across all workers (None: no limit); the last worker started sets it."""
         self.exit_when_idle = exit_when_idle
         self.until = until
         """Stop once this run has finished (``chrysalis run --durable`` serves its own run)."""
@@ -87,7 +92,8 @@ class Worker:
                      "notification_listener_polling_interval_sec": _POLL_S})  # fmt: skip
         try:
             DBOS.launch()
-            DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, polling_interval_sec=_POLL_S)
+            DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, global_concurrency=self.queue_concurrency,
+                                polling_interval_sec=_POLL_S, on_conflict="always_update")  # fmt: skip
             self._loop()
         finally:
             self.runs.stopped(self.id)
