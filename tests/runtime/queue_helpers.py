@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -40,3 +41,24 @@ def events(run_id: str, env: dict[str, str] | None = None) -> list[dict[str, Any
     done = chrysalis("show", run_id, "--json", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()[:-1]]
+
+
+def spawn(*args: str) -> subprocess.Popen[str]:
+    """``chrysalis ARGS`` in the background, with SIGINT as a terminal gives it (Ctrl-C raises KeyboardInterrupt).
+
+    A shell's background job starts with SIGINT ignored and Python keeps it ignored, so the test
+    puts the default back rather than depend on how pytest itself was started.
+    """
+    return subprocess.Popen([*CHRYSALIS, *args], env=dict(os.environ), text=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+
+
+def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Wait for ``process`` and return (stdout, stderr); one that hangs is killed (and its pipes closed) first."""
+    try:
+        return process.communicate(timeout=CLI_HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _out, err = process.communicate()
+        raise AssertionError(f"chrysalis {process.args!r} hung; killed it. stderr: {err[-2000:]}") from None

@@ -11,12 +11,11 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, assert_clean_error, chrysalis
-from tests.runtime.queue_helpers import events, run_record, submit, work
+from tests.helpers import CLI_HANG_GUARD, assert_clean_error, chrysalis
+from tests.runtime.queue_helpers import events, finish, run_record, spawn, submit, work
 
 FIX = [
     ScriptedReply.tool_call("read_file", {"path": "calc.py"}),
@@ -99,14 +98,13 @@ def test_run_durable_streams_its_events_and_exits_like_run(workspace: Path) -> N
 def test_an_interrupted_durable_run_is_resumed_by_a_worker(workspace: Path) -> None:
     replies = iter([ScriptedReply(text="never delivered", held=True), *FIX])
     with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=10) as server:
-        run = subprocess.Popen([*CHRYSALIS, "run", "--durable", "fix the failing test", "--base-url", server.base_url,
-                                "--model", "scripted", "--level", "2", "--yes", "--workspace", str(workspace)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        run = spawn("run", "--durable", "fix the failing test", "--base-url", server.base_url, "--model", "scripted",
+                    "--level", "2", "--yes", "--workspace", str(workspace))  # fmt: skip
         try:
             assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)
         finally:
             run.send_signal(signal.SIGINT)
-            _out, err = run.communicate(timeout=CLI_HANG_GUARD)
+            _out, err = finish(run)
         assert run.returncode == 130, err
         assert "chrysalis worker` resumes it" in err and "Traceback" not in err
         [record] = json.loads(chrysalis("queue", "--json").stdout)
@@ -121,15 +119,14 @@ def test_a_running_run_cancelled_stops_at_its_next_step(workspace: Path) -> None
     replies = iter([ScriptedReply(tool_calls=(("read_file", {"path": "calc.py"}),), held=True), *FIX[1:]])
     with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=10) as server:
         run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
-        worker = subprocess.Popen([*CHRYSALIS, "worker", "--exit-when-idle"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)  # fmt: skip
+        worker = spawn("worker", "--exit-when-idle")
         try:
             assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)
             cancelled = chrysalis("cancel", run_id)
             assert cancelled.returncode == 0 and f"Cancelled run {run_id}" in cancelled.stdout, cancelled.stderr
         finally:
             server.release()
-            _out, err = worker.communicate(timeout=CLI_HANG_GUARD)
+            _out, err = finish(worker)
         assert worker.returncode == 0, err
         assert len(server.requests) == 1  # the reply that came back was the run's last step
     assert run_record(run_id)["status"] == "cancelled"
@@ -145,3 +142,21 @@ def test_show_follow_prints_a_finished_runs_events_and_returns(workspace: Path) 
     assert shown.returncode == 0, shown.stderr
     assert "→ edit_file" in shown.stdout and f"run {run_id}: done" in shown.stdout
     assert_clean_error(chrysalis("worker", "--queue-concurrency", "0"), 2, "--queue-concurrency")
+
+
+def test_queue_watch_shows_a_live_table_until_ctrl_c(workspace: Path) -> None:
+    with ScriptedOpenAIServer(FIX) as server:
+        run_id = submit("fix the failing test", workspace, server.base_url, "--level", "2", "--yes")
+    watch = spawn("queue", "--watch")
+    try:
+        assert watch.stdout is not None
+        seen = ""
+        while run_id not in seen:  # the first frame is drawn at once
+            line = watch.stdout.readline()
+            assert line, watch.stderr.read() if watch.stderr else ""
+            seen += line
+    finally:
+        watch.send_signal(signal.SIGINT)
+        _out, err = finish(watch)
+    assert watch.returncode == 0, err
+    assert "queued" in seen and "Traceback" not in err

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import CHRYSALIS, CLI_HANG_GUARD
-from tests.runtime.queue_helpers import events, run_record, submit
+from tests.helpers import CLI_HANG_GUARD
+from tests.runtime.queue_helpers import events, finish, run_record, spawn, submit
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -45,12 +45,11 @@ def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def _worker(*flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*CHRYSALIS, "worker", *flags], env=dict(os.environ), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)  # fmt: skip
+    return spawn("worker", *flags)
 
 
 def _finish(worker: subprocess.Popen[str]) -> tuple[int, str]:
-    _out, err = worker.communicate(timeout=CLI_HANG_GUARD)
+    _out, err = finish(worker)
     return worker.returncode, err
 
 
@@ -82,7 +81,7 @@ def test_a_run_whose_worker_is_killed_is_finished_by_the_other(database: str, wo
             assert run_record(run_id)["status"] == "running"
         finally:
             doomed.send_signal(signal.SIGKILL)
-            doomed.communicate(timeout=CLI_HANG_GUARD)
+            finish(doomed)
         survivor = _worker("--exit-when-idle")
         code, err = _finish(survivor)
         assert code == 0, err

@@ -116,18 +116,34 @@ def queue_command(*, json_output: bool, watch: bool) -> int:
         if json_output:
             print(json.dumps([record.to_json() for record in runs.all()]))
             return EXIT_OK
+        console = Console(highlight=False, soft_wrap=True)
         if not watch:
-            Console(highlight=False, soft_wrap=True).print(_table(runs.all()))
+            console.print(_table(runs.all()))
             return EXIT_OK
+        try:
+            _watch(runs, console)
+        except KeyboardInterrupt:
+            pass
+        return EXIT_OK
+
+
+def _watch(runs: RunStore, console: Console) -> None:
+    """A live table on a terminal; elsewhere (a pipe, a log) the table again each time a run changes."""
+    if console.is_terminal:
         from rich.live import Live
 
-        try:
-            with Live(_table(runs.all()), refresh_per_second=4) as live:
-                while True:
-                    time.sleep(0.5)
-                    live.update(_table(runs.all()))
-        except KeyboardInterrupt:
-            return EXIT_OK
+        with Live(_table(runs.all()), console=console, refresh_per_second=4) as live:
+            while True:
+                time.sleep(_FOLLOW_POLL_S)
+                live.update(_table(runs.all()))
+    shown: list[RunRecord] | None = None
+    while True:
+        records = runs.all()
+        if records != shown:
+            console.print(_table(records))
+            console.file.flush()
+            shown = records
+        time.sleep(_FOLLOW_POLL_S)
 
 
 def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:

@@ -1,5 +1,12 @@
-"""The durable runtime (seed 002): signed approvals now; the priority queue and its workers come next.
+"""The durable runtime (seed 002): a priority queue of runs, workers on DBOS, recorded steps, signed approvals.
 
-keys       the user's Ed25519 key pair under ``$CHRYSALIS_HOME/keys`` (``chrysalis keys init``)
-envelopes  an approval signed for one exact action, with a nonce and an expiry, and its checks
+queue       submit, cancel and wake runs from any command (a DBOS client; no worker needed)
+worker      ``chrysalis worker``: executes queued runs, recovers the runs of dead workers
+durable     one run's model replies, tool effects, checks and approvals as recorded DBOS steps
+runs        the runs as people see them (status, urgency, events), effects started, worker heartbeats
+keys        the user's Ed25519 key pair under ``$CHRYSALIS_HOME/keys`` (``chrysalis keys init``)
+envelopes   an approval signed for one exact action, with a nonce and an expiry, and its checks
+approvals   requests, decisions, nonces and refusals in the runtime's database
+database    where all of it lives: SQLite under ``$CHRYSALIS_HOME`` or a shared PostgreSQL
+crashpoints fault injection for the kill test
 """

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import UsageError
+from chrysalis.runtime.database import EngineStore
 from chrysalis.runtime.envelopes import Envelope, Refusal, action_hash, verify
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class ApprovalRequest:
                 "created_at": self.created_at, "status": self.status, "decision": self.decision}  # fmt: skip
 
 
-class ApprovalStore:
+class ApprovalStore(EngineStore):
     """The ``approval_requests``, ``approval_nonces`` and ``approval_log`` tables of one database."""
 
     def __init__(self, engine: Engine) -> None:
@@ -83,16 +84,6 @@ class ApprovalStore:
             Column("kind", String(32), nullable=False), Column("detail", Text, nullable=False),
         )  # fmt: skip
         meta.create_all(engine)
-
-    def close(self) -> None:
-        """Close the engine's pooled connections."""
-        self.engine.dispose()
-
-    def __enter__(self) -> ApprovalStore:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
 
     def request(self, run_id: str, tool: str, args: Mapping[str, Any]) -> ApprovalRequest:
         """Record that ``run_id`` waits for approval of ``tool`` with ``args``."""

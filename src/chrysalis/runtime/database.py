@@ -10,14 +10,14 @@ plain SQLAlchemy Core tables beside them, so the code is the same on both engine
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from chrysalis.config import Settings
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["database_url", "open_engine"]
+__all__ = ["EngineStore", "database_url", "open_engine"]
 
 
 def database_url(settings: Settings) -> str:
@@ -46,3 +46,19 @@ def open_engine(url: str) -> Engine:
             cursor.close()
 
     return engine
+
+
+class EngineStore:
+    """Tables of the runtime's database behind one engine, closed with the store (``with`` closes it)."""
+
+    engine: Engine
+
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -49,8 +49,8 @@ T = TypeVar("T")
 
 _RERUNNABLE = frozenset({"read", "network", "memory"})
 """Effects a repeated call cannot duplicate."""
-_APPROVAL_WAIT_S = 60.0
-"""How long one durable wait for a decision lasts before the request is looked at again."""
+_APPROVAL_WAIT_S = 600.0
+"""How long one durable wait for a decision lasts before the request is looked at again (`approve` wakes it at once)."""
 _in_step: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("chrysalis_in_step", default=None)
 """Inside a step: [its index, events emitted in it so far]."""
 
@@ -60,7 +60,7 @@ class DurableRun:
 
     def __init__(
         self, run_id: str, workspace: Path, runs: RunStore, approvals: ApprovalStore, home: Path,
-        waiting: set[str] | None = None,
+        waiting: dict[str, str] | None = None,
     ) -> None:  # fmt: skip
         self.run_id = run_id
         self.workspace = workspace
@@ -71,8 +71,8 @@ class DurableRun:
         """Steps this run has reached in this execution: the same numbers on every replay."""
         self._between = 0
         """Events emitted since the last step began (outside any step)."""
-        self.waiting = waiting if waiting is not None else set()
-        """The worker's runs now waiting for a person (this run's id is in it while it waits)."""
+        self.waiting = waiting if waiting is not None else {}
+        """The worker's runs now waiting for a person: run id → the approval request it waits for."""
 
     # Durability
 
@@ -134,11 +134,11 @@ class DurableRun:
             if decision is not None:
                 await asyncio.to_thread(self.runs.set_status, self.run_id, "running")
                 return decision == "allow"
-            self.waiting.add(self.run_id)
+            self.waiting[self.run_id] = request_id
             try:
                 await DBOS.recv_async(topic=approval_topic(request_id), timeout_seconds=_APPROVAL_WAIT_S)
             finally:
-                self.waiting.discard(self.run_id)
+                self.waiting.pop(self.run_id, None)
 
     def _decision(self, request_id: str, tool: str, args: dict[str, Any]) -> str | None:
         """``allow`` or ``deny`` once a verified envelope says so; None while undecided or refused."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import UsageError
+from chrysalis.runtime.database import EngineStore
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine, Table
@@ -73,7 +74,7 @@ class WorkerRecord:
     recovered_by: str | None
 
 
-class RunStore:
+class RunStore(EngineStore):
     """The ``runs``, ``run_events``, ``run_effects`` and ``workers`` tables of one database."""
 
     def __init__(self, engine: Engine) -> None:
@@ -109,16 +110,6 @@ class RunStore:
             Column("stopped", Boolean, nullable=False, default=False), Column("recovered_by", String(64)),
         )  # fmt: skip
         meta.create_all(engine)
-
-    def close(self) -> None:
-        """Close the engine's pooled connections."""
-        self.engine.dispose()
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
 
     # runs
 

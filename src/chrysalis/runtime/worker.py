@@ -48,8 +48,8 @@ class _Context:
     runs: RunStore
     approvals: ApprovalStore
     worker_id: str
-    waiting: set[str]
-    """Runs of this worker blocked on a person's decision (they hold no CPU; the worker may exit idle)."""
+    waiting: dict[str, str]
+    """Runs of this worker blocked on a person's decision (run id → request id): no CPU, the worker may exit."""
 
 
 _context: _Context | None = None
@@ -84,7 +84,7 @@ class Worker:
 
         _register_workflow()
         _quiet_dbos()
-        self.waiting: set[str] = set()
+        self.waiting: dict[str, str] = {}
         _context = _Context(self.runs, self.approvals, self.id, self.waiting)
         self.runs.heartbeat(self.id, self.host, os.getpid())  # before any run is ours: a crash then is seen
         DBOS(config={"name": "chrysalis", "system_database_url": self.url, "executor_id": self.id,
@@ -132,13 +132,20 @@ class Worker:
         return time.time() - worker.heartbeat_at > STALE_S
 
     def _idle(self) -> bool:
-        """Nothing queued anywhere, nothing of ours running except runs waiting for a person."""
+        """Nothing queued anywhere, nothing of ours running except runs waiting for a decision not yet made.
+
+        A decision stored but not yet taken up (the run is waking) is something left to do.
+        """
         from dbos import DBOS
 
         if DBOS.list_workflows(status="ENQUEUED", name=WORKFLOW, load_input=False, load_output=False, limit=1):
             return False
         mine = DBOS.list_workflows(status="PENDING", executor_id=self.id, load_input=False, load_output=False)
-        return all(w.workflow_id in self.waiting for w in mine)
+        return all(self._undecided(w.workflow_id) for w in mine)
+
+    def _undecided(self, run_id: str) -> bool:
+        request_id = self.waiting.get(run_id)
+        return request_id is not None and self.approvals.get(request_id).status == "pending"
 
 
 def _alive(pid: int) -> bool:
