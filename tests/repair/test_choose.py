@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 
 import pytest
 
 from chrysalis.repair.candidates import Candidate, apply_reply, minimise
-from chrysalis.repair.choose import choose, red_flags
+from chrysalis.repair.choose import choose, contains, red_flags
 from chrysalis.repair.localise import Suspect
 from chrysalis.tools.clean_edit import unreachable
 from chrysalis.voting import VotingConfig
@@ -106,3 +107,21 @@ def test_a_rewritten_function_keeps_only_the_hunks_that_change_the_program() -> 
     assert minimise(ORIGINAL, rewritten) == ORIGINAL.replace("a + b", "a - b")
     broken_docstring = 'def subtract(a, b):\n    """Subtract b from a.""\n    return a - b\n'
     assert minimise(ORIGINAL, broken_docstring) == ORIGINAL.replace("a + b", "a - b")
+
+
+def _with_diff(new_text: str, index: int) -> Candidate:
+    diff = "".join(difflib.unified_diff(ORIGINAL.splitlines(True), new_text.splitlines(True), "a/calc.py", "b/calc.py"))
+    return Candidate(
+        index, SUSPECT, "function", "{}", new_text, None, diff, diff.count("\n+") + diff.count("\n-"), 0, 0.0
+    )
+
+
+def test_a_fix_with_extra_edits_loses_to_the_same_fix_alone_whatever_the_votes() -> None:
+    fix = ORIGINAL.replace("a + b", "a - b")
+    more = fix.replace("    return a - b", "    b = int(b)\n    return a - b")  # passes too, but why the int()?
+    wider, narrower = _with_diff(more, 0), _with_diff(fix, 2)
+    assert contains(wider, narrower) and not contains(narrower, wider) and not contains(narrower, narrower)
+    chosen = choose([wider, _with_diff(more, 1), narrower], VotingConfig(n=1, k=2))
+    assert chosen.winner.index == 2 and chosen.votes == 1
+    other = _with_diff(ORIGINAL.replace("return a + b", "return -(b - a)"), 3)  # another fix, not inside the wider one
+    assert choose([wider, _with_diff(more, 1), other], VotingConfig(n=1, k=2)).winner.index == 0

@@ -13,7 +13,8 @@ The rest are grouped by their normalised form (the AST of the patched file, so w
 and quoting do not split a vote) and counted with seed 001's ``vote`` (each passing candidate is one
 voter; ``rule="first"`` with the config's ``k``); ``consensus`` says whether the winner reached
 ``k``. Between forms with the same count the smaller diff wins (the fewest changed lines), then the
-earlier candidate (the more suspicious line). Within
+earlier candidate (the more suspicious line). A passing form whose change lies inside the winner's
+(the winner made the same edit and more) beats it whatever the votes (``contains``). Within
 the winning form, the candidate with the smallest diff is the one applied (a whole-function reply
 and a one-line reply are often the same program, and the one-line diff is the one to review).
 """
@@ -30,7 +31,7 @@ from chrysalis.repair.localise import is_test_file
 from chrysalis.tools.clean_edit import duplicated_functions, unreachable
 from chrysalis.voting import Vote, VotingConfig, vote
 
-__all__ = ["Choice", "choose", "normalised", "rank", "red_flags", "smallest"]
+__all__ = ["Choice", "choose", "contains", "normalised", "rank", "red_flags", "smallest"]
 
 _TRIVIAL = (0, 1, -1, None, True, False, "", 2)
 
@@ -85,6 +86,10 @@ def choose(passing: Sequence[Candidate], config: VotingConfig) -> Choice:
     tally = {str(key): n for key, n in result.counts.items()}
     forms = {key: [c for c, k in zip(passing, keys, strict=True) if k == key] for key in first}
     best = max(tally.items(), key=lambda item: rank(item[1], forms[item[0]]))
+    narrower = [key for key in tally if contains(smallest(forms[best[0]]), smallest(forms[key]))]
+    while narrower:  # a passing change inside the winner's: the winner's other edits were not needed
+        best = max(((key, tally[key]) for key in narrower), key=lambda item: rank(item[1], forms[item[0]]))
+        narrower = [key for key in tally if contains(smallest(forms[best[0]]), smallest(forms[key]))]
     winner = smallest(forms[best[0]])
     counts = {f"#{passing[first[key]].index}": n for key, n in tally.items()}
     return Choice(winner, best[1], best[1] >= config.k, counts)
@@ -98,6 +103,27 @@ def rank(votes: int, candidates: Sequence[Candidate]) -> tuple[int, int, int]:
     """
     first = smallest(candidates)
     return votes, -first.changed_lines, -first.index
+
+
+def contains(wider: Candidate, narrower: Candidate) -> bool:
+    """Whether ``wider``'s diff makes every change ``narrower``'s makes, and more (both against the same file).
+
+    Such a ``wider`` loses to a passing ``narrower`` whatever the votes: the tests pass without its
+    extra edits, and extra edits are what a reviewer would strike (``xs.sort()`` beside the real fix).
+    """
+    if wider.suspect.path != narrower.suspect.path:
+        return False
+    mine, theirs = _changes(wider.diff), _changes(narrower.diff)
+    return bool(theirs) and theirs < mine
+
+
+def _changes(diff: str) -> frozenset[str]:
+    """The removed and added lines of a unified diff, without its headers."""
+    return frozenset(
+        line
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+    )
 
 
 def smallest(candidates: Sequence[Candidate]) -> Candidate:

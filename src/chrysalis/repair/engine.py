@@ -28,7 +28,7 @@ from pathlib import Path
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form
-from chrysalis.repair.choose import choose, normalised, rank, red_flags, test_sources
+from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
@@ -285,8 +285,9 @@ class Repairer:
         """The round's verdicts, leaving out the validations that could no longer change the vote.
 
         ``choose`` ranks a passing form by (votes, smaller diff, earlier candidate). Once a form has
-        passed, a form still waiting for its test run whose rank is lower loses whatever its verdict,
-        so its run is cancelled (most often the rest of the templates, once a sample agreed with
+        passed, a form still waiting for its test run whose rank is lower loses whatever its verdict
+        (unless its change lies inside a passed one's, ``contains``: then it would win), so its run is
+        cancelled (most often the rest of the templates, once a sample agreed with
         one). The winner is the one waiting for every verdict would give; only ``passed`` counts less.
         """
         forms: dict[str, list[Candidate]] = {}
@@ -295,16 +296,20 @@ class Repairer:
         ranks = {key: rank(len(candidates), candidates) for key, candidates in forms.items()}
         results: dict[asyncio.Task[tuple[Candidate, _Verdict]], tuple[Candidate, _Verdict]] = {}
         best: tuple[int, int, int] | None = None
+        passed: list[Candidate] = []
         pending = set(tasks)
         while pending:
             finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 results[task] = task.result()
-                if task.result()[1].passed and (best is None or ranks[self._keys[task]] > best):
-                    best = ranks[self._keys[task]]
+                if task.result()[1].passed:
+                    passed.append(self._candidates[task])
+                    if best is None or ranks[self._keys[task]] > best:
+                        best = ranks[self._keys[task]]
             if best is None:
                 continue
-            hopeless = {task for task in pending if ranks[self._keys[task]] < best}
+            hopeless = {task for task in pending if ranks[self._keys[task]] < best
+                        and not any(contains(done, self._candidates[task]) for done in passed)}  # fmt: skip
             for task in hopeless:
                 task.cancel()
                 self._verdicts[self._keys[task]].cancel()
