@@ -319,12 +319,17 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         return _COERCERS[key](value)
     except (TypeError, ValueError) as exc:
         detail = f" ({exc})" if str(exc) else ""
-        shown = _URL_PASSWORD.sub(r"\1***@", value) if isinstance(value, str) else value
+        shown = without_password(value) if isinstance(value, str) else value
         raise ConfigError(f"{source}: bad value {shown!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}.") from exc
 
 
 _URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^/@\s]*@")
 """The password in ``scheme://user:password@host``: never echoed in an error message."""
+
+
+def without_password(text: str) -> str:
+    """``text`` with the password of any ``scheme://user:password@host`` in it shown as ``***``."""
+    return _URL_PASSWORD.sub(r"\1***@", text)
 
 
 def _as_bool(value: Any) -> bool:

@@ -160,3 +160,12 @@ def test_queue_watch_shows_a_live_table_until_ctrl_c(workspace: Path) -> None:
         _out, err = finish(watch)
     assert watch.returncode == 0, err
     assert "queued" in seen and "Traceback" not in err
+
+
+def test_a_database_that_cannot_be_reached_is_a_clear_error_without_its_password() -> None:
+    env = {"CHRYSALIS_DATABASE_URL": "postgresql://someone:s3cret@127.0.0.1:1/nowhere"}
+    for args in (["submit", "fix it"], ["queue"], ["show", "abc"], ["worker", "--exit-when-idle"], ["approvals"]):
+        done = chrysalis(*args, env=env)
+        assert_clean_error(done, 2, "Cannot open the runtime database postgresql://someone:***@127.0.0.1:1/nowhere",
+                           "CHRYSALIS_DATABASE_URL")  # fmt: skip
+        assert "s3cret" not in done.stdout + done.stderr

@@ -17,7 +17,7 @@ from chrysalis.cli.render import print_warnings
 from chrysalis.config import chrysalis_home, load_settings
 from chrysalis.errors import EXIT_OK
 from chrysalis.runtime.approvals import ApprovalStore
-from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.database import database_url, open_engine, unreachable
 
 __all__ = ["approvals_command", "approve_command"]
 
@@ -29,7 +29,13 @@ def _url() -> str:
 
 
 def _store(url: str | None = None) -> ApprovalStore:
-    return ApprovalStore(open_engine(url or _url()))
+    from sqlalchemy.exc import OperationalError
+
+    url = url or _url()
+    try:
+        return ApprovalStore(open_engine(url))
+    except OperationalError as exc:
+        raise unreachable(url, exc) from exc
 
 
 def approvals_command(*, json_output: bool) -> int:

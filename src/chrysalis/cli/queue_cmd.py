@@ -22,7 +22,7 @@ from rich.table import Table
 from chrysalis.cli.render import print_warnings
 from chrysalis.config import Settings, load_settings
 from chrysalis.errors import EXIT_OK, UsageError
-from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.database import database_url, open_engine, unreachable
 from chrysalis.runtime.runs import RunRecord, RunStore
 
 __all__ = ["cancel_command", "durable_run_command", "queue_command", "show_command", "submit_command", "worker_command"]
@@ -32,10 +32,16 @@ _FOLLOW_POLL_S = 0.3
 
 @contextmanager
 def _runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
+    """The runtime database's URL and runs; a database that cannot be reached is a clear error (exit 2)."""
+    from sqlalchemy.exc import OperationalError
+
     settings = settings or load_settings({})
     url = database_url(settings)
-    with RunStore(open_engine(url)) as runs:
-        yield url, runs
+    try:
+        with RunStore(open_engine(url)) as runs:
+            yield url, runs
+    except OperationalError as exc:
+        raise unreachable(url, exc) from exc
 
 
 def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_output: bool) -> int:
@@ -101,8 +107,13 @@ def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency:
         raise UsageError(f"--queue-concurrency {queue_concurrency} is not allowed: use 1 or more, or leave it out.")
     settings = load_settings({})
     print_warnings(settings.warnings)
-    worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle,
-                    queue_concurrency=queue_concurrency)  # fmt: skip
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle,
+                        queue_concurrency=queue_concurrency)  # fmt: skip
+    except OperationalError as exc:
+        raise unreachable(database_url(settings), exc) from exc
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     try:
         return worker.serve()

@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from chrysalis.config import Settings
+from chrysalis.config import Settings, without_password
+from chrysalis.errors import UsageError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["EngineStore", "database_url", "open_engine"]
+__all__ = ["EngineStore", "database_url", "open_engine", "unreachable"]
 
 
 def database_url(settings: Settings) -> str:
@@ -62,3 +63,10 @@ class EngineStore:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def unreachable(url: str, error: BaseException) -> UsageError:
+    """The clear error for a runtime database that cannot be opened (the URL shown without its password)."""
+    reason = without_password(str(getattr(error, "orig", None) or error)).strip().splitlines()[0]
+    return UsageError(f"Cannot open the runtime database {without_password(url)}: {reason}. Start it, or fix "
+                      "CHRYSALIS_DATABASE_URL or database_url (`chrysalis config show` says where).")  # fmt: skip

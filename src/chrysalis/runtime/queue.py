@@ -62,9 +62,13 @@ def submit(url: str, runs: RunStore, task: str, options: Mapping[str, Any], urge
     rank = priority(urgency)
     run_id = uuid.uuid4().hex[:12]
     record = runs.add(run_id, task, urgency, options)
-    with client(url) as dbos_client:
-        dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
-                             "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
+    try:
+        with client(url) as dbos_client:
+            dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
+                                 "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
+    except BaseException as exc:  # not queued: the row must not sit in the list as "queued" forever
+        runs.set_status(run_id, "failed", error=f"could not be queued: {exc}")
+        raise
     return record
 
 
