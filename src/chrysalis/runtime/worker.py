@@ -15,13 +15,14 @@ import asyncio
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import Settings, load_settings, without_password
 from chrysalis.errors import ChrysalisError
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
@@ -94,6 +95,9 @@ class Worker:
             DBOS.launch()
             DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, global_concurrency=self.queue_concurrency,
                                 polling_interval_sec=_POLL_S, on_conflict="always_update")  # fmt: skip
+            if self.until is None:
+                _say(f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
+                     "time" + (" until it is empty" if self.exit_when_idle else "; Ctrl-C stops it"))  # fmt: skip
             self._loop()
         finally:
             self.runs.stopped(self.id)
@@ -188,6 +192,7 @@ async def execute_run(run_id: str) -> str:
     if record.finished:
         return record.status
     runs.set_status(run_id, "running", worker=_context.worker_id)
+    _say(f"run {run_id}: started ({record.urgency}) {record.task[:60]!r}")
     try:
         settings = load_settings(record.options)
     except ChrysalisError as exc:  # the config changed under the queued run: say so, do not crash the worker
@@ -199,12 +204,20 @@ async def execute_run(run_id: str) -> str:
         result = await session.run(record.task, run_id=run_id)
     except ChrysalisError as exc:
         runs.set_status(run_id, "failed", error=str(exc))
+        _say(f"run {run_id}: failed: {exc}")
         return "failed"
     finally:
         session.close()
     status = "done" if result.success else "failed"
     runs.set_status(run_id, status, result=_result(result.to_json()))
+    _say(f"run {run_id}: {status} after {result.steps} steps")
     return status
+
+
+def _say(line: str) -> None:
+    """One line of the worker's log, on stderr (stdout stays free for scripts)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _result(event: dict[str, Any]) -> dict[str, Any]:
