@@ -46,7 +46,7 @@ class RunGuards:
     def repeated_call(self, tool: str, args: dict[str, Any]) -> str | None:
         """Count the call; return feedback when it repeats a call whose result cannot have changed."""
         self.called_tools.add(tool)
-        key = f"{tool}|{json.dumps(args, sort_keys=True, default=str)}|{self.write_generation}"
+        key = self._call_key(tool, args)
         self._calls[key] += 1
         if self._calls[key] <= REPEAT_LIMIT:
             return None
@@ -59,8 +59,11 @@ class RunGuards:
 
     def forget_call(self, tool: str, args: dict[str, Any]) -> None:
         """Uncount the last such call: it had no result (a crash interrupted it), so making it again is no repeat."""
-        key = f"{tool}|{json.dumps(args, sort_keys=True, default=str)}|{self.write_generation}"
-        self._calls[key] -= 1
+        self._calls[self._call_key(tool, args)] -= 1
+
+    def _call_key(self, tool: str, args: dict[str, Any]) -> str:
+        """One call with these arguments since the last write (a write may change every result)."""
+        return f"{tool}|{json.dumps(args, sort_keys=True, default=str)}|{self.write_generation}"
 
     def record_result(self, effect: str, ok: bool, *, on_real_workspace: bool = False) -> None:
         """Track writes and commands, so repeats are recognised and the final check knows what changed."""

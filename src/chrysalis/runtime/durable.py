@@ -93,7 +93,7 @@ class DurableRun:
             if started is not None and not replayable:
                 return interrupted(spec.name)
             if started is not None:
-                await asyncio.to_thread(_restore, self.workspace, started)
+                await asyncio.to_thread(_restore, started)
             preimage = _preimage(self.workspace, spec.write_targets(args)) if replayable else {}
             await asyncio.to_thread(self.runs.start_effect, self.run_id, key, spec.name, preimage)
             return await _crashing(run, where)()
@@ -242,9 +242,8 @@ def _preimage(workspace: Path, targets: list[str]) -> dict[str, str | None]:
     return image
 
 
-def _restore(workspace: Path, image: dict[str, str | None]) -> None:
-    """Put the files of a pre-image back as they were (``workspace`` only documents where they live)."""
-    del workspace
+def _restore(image: dict[str, str | None]) -> None:
+    """Put the files of a pre-image (absolute paths, from ``_preimage``) back as they were."""
     for name, content in image.items():
         path = Path(name)
         if content is None:
