@@ -9,12 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from chrysalis.llm.local.catalog import get_local_model
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
 from tests.helpers import E2E_MODEL, PROVIDER_KEYS, REAL_MODEL_CACHE
 
 _LOOPBACK = ("127.", "::1", "localhost")
+
+# Property tests never race a clock: on a busy machine generating or running an example may take
+# seconds, which is not a failure of the code under test.
+settings.register_profile("no_clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("no_clock")
 
 
 @pytest.fixture(autouse=True)
