@@ -6,7 +6,16 @@ import json
 
 import pytest
 
-from chrysalis.repair.candidates import apply_reply, line_order, minimise, module_context, parse_forms, prompt_for
+from chrysalis.repair.candidates import (
+    Candidate,
+    apply_reply,
+    line_order,
+    minimise,
+    module_context,
+    narrowings,
+    parse_forms,
+    prompt_for,
+)
 from chrysalis.repair.localise import Suspect
 
 PROGRAM = '''from collections import deque
@@ -108,3 +117,19 @@ def test_the_forms_turn_is_checked_and_names_what_is_allowed() -> None:
         parse_forms("patch", "--forms 'patch'")
     with pytest.raises(ValueError, match="no form"):
         parse_forms(" , ")
+
+
+def test_a_candidate_with_several_changes_narrows_to_each_change_alone() -> None:
+    guarded = "            if nxt not in dist:\n                dist[nxt]"
+    fixed = PROGRAM.replace("dist = {}", "dist = {start: 0}").replace("            dist[nxt]", guarded)
+    reply = json.dumps({"code": fixed.split("\n\n\n")[-1]})
+    new_text, problem = apply_reply(PROGRAM, BFS, "function", reply)
+    assert problem is None and new_text is not None
+    whole = Candidate(3, BFS, "function", reply, new_text, None, "", 4, 10, 1.0)
+    first, second = narrowings(PROGRAM, whole, 10)
+    assert (first.index, second.index, first.form, first.tokens) == (10, 11, "function", 0)
+    assert first.new_text == PROGRAM.replace("dist = {}", "dist = {start: 0}")
+    assert second.reply == "change 2 of 2 of candidate #3, alone" and "dist = {}" in str(second.new_text)
+    assert [line for line in first.diff.splitlines() if line[:1] in "+-"][2:] == [
+        "-    dist = {}", "+    dist = {start: 0}"]  # fmt: skip
+    assert narrowings(PROGRAM, first, 0) == []  # one change: nothing narrower

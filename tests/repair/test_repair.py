@@ -194,3 +194,53 @@ def test_sampling_stops_once_k_passing_candidates_agree(project: Path, k: int) -
     events: list[Event] = []
     report = asyncio.run(repairer(project, [RIGHT] * 8, events, samples=8, voting=VotingConfig(n=1, k=k)).run())
     assert report.success and report.samples < 8  # it did not draw the whole round
+
+
+TWO_CHANGES = json.dumps({"code": "def mean(values):\n    total = 0.0\n    for v in values:\n        total += v\n"
+                                  "    return total / len(values)"})  # fmt: skip
+"""The fix and a change it does not need (``0.0`` for ``0``): the tests pass with or without the second."""
+
+
+def test_a_winner_with_a_change_it_does_not_need_is_narrowed_to_the_fix(project: Path) -> None:
+    events: list[Event] = []
+    report = asyncio.run(
+        repairer(project, [TWO_CHANGES], events, samples=1, voting=VotingConfig(n=1, k=1), forms=("function",)).run()
+    )
+    assert report.success and report.winner is not None and report.winner.form == "function"
+    assert report.winner.reply == "change 2 of 2 of candidate #0, alone"
+    assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+    assert report.passed == 2  # the whole function and its second change alone; the first alone fails
+
+
+def test_a_winner_that_needs_all_its_changes_stays_whole(project: Path) -> None:
+    (project / "stats.py").write_text(STATS.replace("    total = 0\n", "    total = 1\n"))  # a second bug
+    events: list[Event] = []
+    fixer = repairer(project, [TWO_CHANGES], events, samples=1, voting=VotingConfig(n=1, k=1), forms=("function",))
+    report = asyncio.run(fixer.run())
+    assert report.success and report.winner is not None and report.winner.reply == TWO_CHANGES
+    assert report.passed == 1
+    assert "    total = 0.0\n" in (project / "stats.py").read_text()
+
+
+def test_no_sample_is_drawn_that_would_end_after_the_time_limit(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class SlowClock:
+        """Each sample seems to take 1000 s (``Candidate.seconds``); the engine's clock is the real one."""
+
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            self.now += 1000.0
+            return self.now
+
+    monkeypatch.setattr("chrysalis.repair.candidates.time", SlowClock())
+    report = asyncio.run(repairer(project, [WRONG] * 8, [], samples=4, time_limit=600.0).run())
+    assert report.samples == 1 and report.problem == "no candidate passed the tests (1 drawn before the time limit)"
+
+
+def test_no_test_run_starts_once_the_time_limit_is_spent(project: Path) -> None:
+    fixer = repairer(project, [], [])
+    candidate = asyncio.run(repairer(project, [RIGHT], [], samples=1, voting=VotingConfig(n=1, k=1)).run(apply=False))
+    assert candidate.winner is not None
+    fixer._deadline = 0.0  # long gone
+    verdict = asyncio.run(fixer._gated(candidate.winner, ()))
+    assert not verdict.passed and verdict.run.output == "not run: the time limit was spent"

@@ -41,7 +41,7 @@ from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.mutants import Mutant, mutants
 
-__all__ = ["FORMS", "SAMPLE_FORMS", "Candidate", "CandidateSource", "Form", "parse_forms", "prompt_for"]
+__all__ = ["FORMS", "SAMPLE_FORMS", "Candidate", "CandidateSource", "Form", "narrowings", "parse_forms", "prompt_for"]
 
 Form = Literal["line", "function", "diff", "template"]
 FORMS: tuple[Form, ...] = ("line", "function", "line")
@@ -72,6 +72,8 @@ _LISTING_NUMBER = re.compile(r"^\s*\d+ \| ?")
 _DIFF_HEADERS = ("---", "+++", "@@", "diff ", "index ", "\\")
 MAX_FAILURE_LINES = 40
 MAX_CONTEXT_LINES = 24
+MAX_NARROWINGS = 8
+"""Single changes of a passing candidate tried alone (``narrowings``): each costs a test run."""
 
 
 @dataclass(frozen=True)
@@ -437,6 +439,33 @@ def minimise(original: str, new: str) -> str:
                 current, changed = trial, True
                 break
     return "".join(current)
+
+
+def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidate]:
+    """Each change of a candidate that makes several, alone: a candidate of its own (``index`` on).
+
+    A whole-function reply that fixes the bug often changes another line on the way (``return xs``
+    for ``return list(xs)`` beside the corrected base case), and the tests may pass either way.
+    Validated, a piece that passes alone wins over its parent (``choose.contains``): the parent's
+    other changes were not needed, and they are what a reviewer would strike. This is the first
+    step of delta debugging; pairs of changes are not tried. A piece that does not parse is left out.
+    """
+    if candidate.new_text is None:
+        return []
+    old, new = original.splitlines(keepends=True), candidate.new_text.splitlines(keepends=True)
+    spans = _hunks(old, new)
+    if len(spans) < 2:
+        return []
+    pieces: list[Candidate] = []
+    for n, (i1, i2, j1, j2) in enumerate(spans[:MAX_NARROWINGS]):
+        text = "".join([*old[:i1], *new[j1:j2], *old[i2:]])
+        if _shape(text) is None:
+            continue
+        diff, changed = _diff(candidate.suspect.path, original, text)
+        reply = f"change {n + 1} of {len(spans)} of candidate #{candidate.index}, alone"
+        pieces.append(Candidate(index + len(pieces), candidate.suspect, candidate.form, reply, text, None, diff,
+                                changed, 0, 0.0))  # fmt: skip
+    return pieces
 
 
 def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:

@@ -5,6 +5,7 @@
     validate   each candidate in its own copy of the workspace: the failing tests first, then the
                whole suite, each under a timeout; validation runs in threads while sampling goes on
     choose     drop red-flagged candidates, vote on the normalised patch, prefer the smallest diff
+    narrow     the winner's changes, each alone: one that passes without the others wins instead
     iterate    if none passes: the closest failures go back into the prompt, one more suspect is
                tried, and twice the samples are drawn, until ``max_samples`` or ``rounds``
     apply      the winner is written with a checkpoint, so ``chrysalis undo`` takes it back
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from chrysalis.agent.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
-from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form
+from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
@@ -74,8 +75,9 @@ class RepairConfig:
     budget: float | None = None
     """USD the samples may cost (``Repairer``'s ``price``): once spent, no more are drawn (those drawn are judged)."""
     time_limit: float | None = None
-    """Seconds for the whole repair: once spent, no more candidates are drawn, and the test runs of those drawn
-    are cut to the time left (``MIN_TEST_SECONDS`` at least)."""
+    """Seconds for the whole repair: no sample is drawn that would not be done in time (judged by the slowest
+    so far), no test run starts once it is spent, and those running are cut to the time left
+    (``MIN_TEST_SECONDS`` at least). So a repair ends within seconds of it."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,8 @@ class Repairer:
         failing: list[tuple[Candidate, TestRun]] = []
         flagged: Counter[str] = Counter()
         drawn = tokens = rounds = made = 0
-        cost = 0.0
+        cost = slowest = 0.0
+        stopped: str | None = None  # the limit that stopped the drawing early
         templates: dict[tuple[Suspect, bool], Iterator[Candidate]] = {}
         hint = ""
         self._deadline = started + cfg.time_limit if cfg.time_limit is not None else float("inf")
@@ -183,7 +186,8 @@ class Repairer:
             made += len(batch)
             tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(quota):
-                if self._spent(time.perf_counter(), cost) is not None:
+                stopped = self._spent(time.perf_counter() + slowest, cost)  # would this sample end in time?
+                if stopped is not None:
                     break
                 suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
                 candidate = await source.draw(suspect, made, hint=hint)
@@ -192,6 +196,7 @@ class Repairer:
                 round_drawn += 1
                 tokens += candidate.tokens
                 cost += candidate.cost
+                slowest = max(slowest, candidate.seconds)
                 if candidate.new_text is None:
                     unusable += 1
                     continue
@@ -215,12 +220,13 @@ class Repairer:
                 break
             hint = _feedback(failing)
         if not passing:
-            limit = self._spent(time.perf_counter(), cost)
+            limit = self._spent(time.perf_counter(), cost) or stopped
             spent = f" before the {limit}" if limit else ""
             tried = f", {made - drawn} templates tried" if made > drawn else ""
             why = f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
             return self._end(located, started, samples=drawn, templates=made - drawn, tokens=tokens, cost=cost,
                              rounds=rounds, flagged=flagged, problem=why)  # fmt: skip
+        passing += await self._narrowed(passing, originals, tests, located.run.failed, made)
         choice = choose(passing, cfg.voting)
         applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
         problem = (
@@ -238,6 +244,16 @@ class Repairer:
         if self.config.budget is not None and cost >= self.config.budget:
             return "budget"
         return None
+
+    async def _narrowed(
+        self, passing: list[Candidate], originals: dict[str, str], tests: list[str], failed: tuple[str, ...], index: int
+    ) -> list[Candidate]:
+        """The vote's winner's changes that pass alone (``narrowings``): ``choose`` then prefers them to the winner."""
+        winner = choose(passing, self.config.voting).winner
+        original = originals[winner.suspect.path]
+        pieces = [piece for piece in narrowings(original, winner, index) if not red_flags(piece, original, tests)]
+        results = await asyncio.gather(*(self._schedule(piece, failed) for piece in pieces))
+        return [candidate for candidate, verdict in results if verdict.passed]
 
     def _schedule_all(
         self,
@@ -269,7 +285,7 @@ class Repairer:
     def _schedule(self, candidate: Candidate, failed: tuple[str, ...]) -> asyncio.Task[tuple[Candidate, _Verdict]]:
         """Start validating ``candidate`` (once per normalised form; the others share that verdict)."""
         key = normalised(candidate)
-        if key not in self._verdicts:
+        if key not in self._verdicts or self._verdicts[key].cancelled():
             self._verdicts[key] = asyncio.ensure_future(self._gated(candidate, failed))
         shared = self._verdicts[key]
 
@@ -318,7 +334,7 @@ class Repairer:
 
     async def _gated(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
         async with self._gate:
-            if candidate.form == "template" and time.perf_counter() >= self._deadline:
+            if time.perf_counter() >= self._deadline:
                 return _Verdict(False, TestRun(self.config.test_command, None, "not run: the time limit was spent"))
             return await asyncio.to_thread(self._validate, candidate, failed)
 
