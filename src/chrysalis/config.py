@@ -39,6 +39,8 @@ __all__ = [
 
 Mode = Literal["ask", "architect", "code", "semantic"]
 MODES: tuple[str, ...] = get_args(Mode)
+TELEMETRY: tuple[str, ...] = ("off", "console", "otlp")
+"""Where run spans go (``Settings.telemetry``)."""
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
 LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}
@@ -129,6 +131,11 @@ class Settings:
     """The durable runtime's database: ``postgresql://...`` for many workers; unset means SQLite under ``home``."""
     permissions: tuple[tuple[str, str, str], ...] = ()
     """Permission rules as (action, rule, source), from every config file, env and flags together."""
+    compact_at: float = 0.7
+    """Compact the conversation before a run once it fills this fraction of the model's context window."""
+    telemetry: str = "off"
+    """OpenTelemetry spans of runs, steps, model and tool calls: ``off``, ``console`` (stderr) or ``otlp``
+    (the standard ``OTEL_EXPORTER_OTLP_*`` variables say where); needs the ``telemetry`` extra."""
     warnings: tuple[str, ...] = field(default=(), compare=False)
     """What the user should know about these settings (keys an untrusted folder's config may not set)."""
     home: Path = field(default_factory=chrysalis_home)
@@ -151,7 +158,8 @@ class Settings:
 KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
-    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url",
+    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url", "telemetry",
+    "compact_at",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -171,6 +179,8 @@ _ALLOWED: dict[str, str] = {
     "profile": "one of " + ", ".join(PROFILES),
     "test_command": "a shell command such as 'python -m pytest -q'",
     "daemon": "true or false",
+    "telemetry": "one of " + ", ".join(TELEMETRY),
+    "compact_at": "a fraction of the model's context window between 0.1 and 0.95, e.g. 0.7",
     "sandbox_network": "true or false",
     "unsafe_no_sandbox": "true or false",
     "judge": "a 'provider:name' model such as 'openai:gpt-4o-mini' or 'local:qwen2.5-coder-1.5b', or 'off'",
@@ -355,6 +365,18 @@ def _as_int_in(low: int, high: int | None) -> Any:
     return convert
 
 
+def _as_fraction(low: float, high: float) -> Any:
+    def convert(value: Any) -> float:
+        if isinstance(value, bool):
+            raise ValueError("")
+        number = float(value)
+        if not low <= number <= high:
+            raise ValueError("")
+        return number
+
+    return convert
+
+
 def _as_optional_float(minimum: float, *, strict: bool) -> Any:
     def convert(value: Any) -> float | None:
         if isinstance(value, str) and value.strip().lower() in ("", "none", "off"):
@@ -438,6 +460,13 @@ def _as_command(value: Any) -> str | None:
     return text or None
 
 
+def _as_telemetry(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in TELEMETRY:
+        raise ValueError("")
+    return text
+
+
 def _as_profile(value: Any) -> str:
     text = str(value).strip().lower()
     if text not in PROFILES:
@@ -490,4 +519,6 @@ _COERCERS: dict[str, Any] = {
     "profile": _as_profile,
     "test_command": _as_command,
     "prices": _as_prices,
+    "telemetry": _as_telemetry,
+    "compact_at": _as_fraction(0.1, 0.95),
 }

@@ -30,9 +30,9 @@ __all__ = [
 
 TRUST_KEY = "trusted_folders"
 """The user-config key listing trusted folders (absolute paths); read from no other file."""
-_WIDENING = ("yes", "base_url", "database_url", "sandbox_network", "unsafe_no_sandbox")
+_WIDENING = ("yes", "base_url", "database_url", "sandbox_network", "unsafe_no_sandbox", "telemetry")
 """Keys an untrusted folder may not set at all: auto-approval, where prompts (or runs and approvals) go, network,
-no sandbox."""
+no sandbox, and sending the runs' spans (tasks, tools) out (telemetry)."""
 _HIGHEST_LEVEL = 3
 
 

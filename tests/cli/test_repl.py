@@ -21,8 +21,27 @@ def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, i
 
 
 def test_design_slash_commands_are_all_there() -> None:
-    expected = "/help /mode /level /priority /model /context /compact /undo /cost /evolve /exit".split()
-    assert list(SLASH_COMMANDS) == expected
+    expected = "/help /mode /level /priority /model /context /compact /undo /cost /evolve /resume /fork /exit".split()
+    assert list(SLASH_COMMANDS) == expected  # DESIGN.md's, and issue 16's /resume and /fork
+
+
+def test_resume_lists_and_picks_a_session_and_fork_branches_this_one(workspace: Path) -> None:
+    first, _ = make_repl(workspace, Script([final("one")]))
+    first.handle("the first task")
+    first_id = first.session.session_id
+    first.session.close()
+    repl, out = make_repl(workspace, Script([final("two")]))
+    repl.handle("/fork")
+    assert "Nothing to fork yet" in out.getvalue()
+    repl.handle("/resume")
+    assert f"{first_id}" in out.getvalue() and "'the first task'" in out.getvalue()
+    repl.handle(f"/resume {first_id}")
+    assert repl.session.session_id == first_id and len(repl.session.history) == 2
+    repl.handle("/fork")
+    assert repl.session.session_id != first_id and f"forked session {first_id} into" in out.getvalue()
+    repl.handle("/resume nope")
+    assert "/resume nope: no session 'nope'" in out.getvalue()
+    repl.session.close()
 
 
 def test_a_task_runs_and_cost_and_context_show_real_numbers(workspace: Path) -> None:

@@ -91,8 +91,9 @@ def test_a_run_that_reads_secrets_leaks_none(leaky: Path, chrysalis_home: Path) 
     assert_no_secret("the stores", stored_bytes(chrysalis_home))
     with Stores.open(chrysalis_home) as stores:
         assert "[REDACTED:github-token]" in json.dumps(stores.traces.events(result.run_id))
-        saved = stores.context.load(f"workspace:{leaky}") if stores.context.names() else Context()
-    assert saved.history and "[REDACTED:github-token]" in json.dumps(saved.history)
+        (conversation,) = stores.sessions.recent(leaky)
+        saved = stores.sessions.messages(conversation.id)
+    assert saved and "[REDACTED:github-token]" in json.dumps(saved)
 
 
 def test_json_lines_and_traces_redact_what_a_task_or_answer_holds(chrysalis_home: Path) -> None:

@@ -76,6 +76,9 @@ class Start(_Base):
     refine_model: str | None = None
     """With ``model = "auto"`` and a priority that refines: the stronger model that takes over when the
     check fails (a ``refine`` event says when); ``None`` when there is no such chain."""
+    session_id: str | None = None
+    """The stored session (conversation) the run belongs to: ``chrysalis run --resume ID`` goes on with it;
+    ``None`` for a sub-agent or a durable run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +111,38 @@ class ToolResultEvent(_Base):
     result: Any = None
     error: str | None = None
     duration_ms: float = 0.0
+    decision: str = "allow"
+    """What the gates decided: ``allow``, ``approved`` / ``declined`` (asked), ``denied`` (by policy), or ``refused``
+    (never reached the policy: an unknown tool, bad arguments, a repeated call)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelCall(_Base):
+    """One model request answered: the model, its tokens, what it cost and how long it took.
+
+    The trace store's record per model call (seed 000); the ``final`` event has the run's totals.
+    """
+
+    type: Literal["model_call"] = "model_call"
+    step: int
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    duration_ms: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compacted(_Base):
+    """The conversation was compacted: older turns summarised into the system prompt, recent ones kept."""
+
+    type: Literal["compaction"] = "compaction"
+    turns_summarised: int
+    tokens_before: int
+    tokens_after: int
+    summary_chars: int
+    reason: str
+    """``window`` (past ``compact_at`` of the model's window) or ``asked`` (``/compact``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,6 +327,8 @@ Event = (
     | TextDelta
     | ToolCall
     | ToolResultEvent
+    | ModelCall
+    | Compacted
     | ApprovalRequest
     | JudgeVerdict
     | RedFlag

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.events import ErrorEvent, Event, RedFlag, RunResult
+from chrysalis.agent.events import ErrorEvent, Event, ModelCall, RedFlag, RunResult
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.agent.verify import MAX_FAILED_CHECKS, FinalCheck
@@ -31,7 +31,7 @@ from chrysalis.config import Settings
 from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError, InternalError, TaskStopped, report_bug
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, ModelRequest
     from pydantic_ai.models import Model
 
 __all__ = ["AgentLoop", "RunSetup", "Tally"]
@@ -55,6 +55,10 @@ class RunSetup:
     """How often a failing final check goes back to the model (the priority plan's)."""
     durability: Durability | None = None
     """Records what steers the run (replies, effects, checks) so a crash can resume it; None: not durable."""
+    model_name: str = ""
+    """The model as the user named it (``local:qwen2.5-coder-1.5b``), for the ``model_call`` events."""
+    on_history: Callable[[list[ModelMessage]], None] | None = None
+    """Called with the conversation so far after every step (the session saves it: a stopped run loses nothing)."""
 
 
 @dataclass
@@ -88,6 +92,8 @@ class AgentLoop:
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self._usage = (0, 0)
         """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""
+        self._asked = time.perf_counter()
+        """When the latest model request was sent (its ``model_call`` event says how long the reply took)."""
 
     async def run(self, *, announce: bool = True) -> RunResult:
         """Run the task; raises a ``ChrysalisError`` (after emitting an ``error`` event) when it cannot finish.
@@ -135,8 +141,10 @@ class AgentLoop:
         # Entering the agent opens (and on exit closes) the model's HTTP client within this event loop.
         async with agent, agent.iter(setup.task, message_history=setup.history, usage_limits=limits) as run:
             async for node in run:
+                self._keep(run.all_messages(), node.request if Agent.is_model_request_node(node) else None)
                 if Agent.is_model_request_node(node):
                     self._step()
+                    self._asked = time.perf_counter()
                     await self.stream.request(node, run.ctx)
                 elif Agent.is_call_tools_node(node):
                     self._priced(run.usage.input_tokens, run.usage.output_tokens)
@@ -144,7 +152,23 @@ class AgentLoop:
                     self.stream.reply(node.model_response)
             assert run.result is not None  # the graph ended, so it has a result
             self.history = list(run.result.all_messages())
+            if setup.on_history is not None:
+                setup.on_history(self.history)
             return str(run.result.output)
+
+    def _keep(self, messages: list[ModelMessage], request: ModelRequest | None) -> None:
+        """The conversation so far, kept (and handed to ``on_history``) before each node runs.
+
+        A model request node holds the ``request`` it is about to send (the tool results of the step
+        before), which is not in the run's messages until it is sent; it is kept with them, so a run
+        stopped now is continued with those results.
+        """
+        history = list(messages)
+        if request is not None and not any(m is request for m in history):
+            history.append(request)
+        if len(history) != len(self.history) and self.setup.on_history is not None:
+            self.setup.on_history(history)
+        self.history = history
 
     def _step(self) -> None:
         """Before each model request: stop a run that is stuck or out of steps."""
@@ -166,7 +190,12 @@ class AgentLoop:
         self._usage = (input_tokens, output_tokens)
         t.input_tokens += new_in
         t.output_tokens += new_out
-        t.cost_usd += self.setup.price(new_in, new_out)
+        cost = self.setup.price(new_in, new_out)
+        t.cost_usd += cost
+        model = self.setup.model_name or self.setup.model.model_name
+        self.setup.emit(ModelCall(run_id=self.setup.run_id, step=t.steps, model=model, input_tokens=new_in,
+                                  output_tokens=new_out, cost_usd=cost,
+                                  duration_ms=round((time.perf_counter() - self._asked) * 1000, 1)))  # fmt: skip
         budget = self.setup.settings.budget
         if budget is not None and t.cost_usd > budget:
             raise TaskStopped("budget", f"Spent ${t.cost_usd:.4f}, over --budget ${budget:g}.")

@@ -2,6 +2,9 @@
 
 ``AgentSession`` holds the model (built on first use, rebuilt when ``auto`` picks another), the
 stores, the message history the REPL carries from task to task, and the totals ``/cost`` shows.
+Its conversation is a stored session (``stores/sessions.py``): created by the first run, saved after
+every step, and picked up again by ``resume`` / ``fork`` / ``continue_latest`` (``chrysalis run
+--continue``).
 For each task it chooses the model and tool profile from the eval store (``learning``), checks
 that a ``--budget`` can be enforced, builds the prompt and the gated tools, hands them to
 ``loop.AgentLoop``, and afterwards records the run (eval row, context version) however it ended.
@@ -16,8 +19,9 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chrysalis.agent.conversation import Conversation
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.events import ErrorEvent, Event, Refine, RunResult, Start
+from chrysalis.agent.events import Compacted, ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
@@ -28,7 +32,7 @@ from chrysalis.agent.subagents import SubAgents
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, UsageError
-from chrysalis.stores import Stores
+from chrysalis.stores import SessionInfo, Stores
 from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.registry import profile_tools
@@ -37,6 +41,8 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
+    from chrysalis.agent.compaction import Compaction
+    from chrysalis.agent.telemetry import Telemetry
     from chrysalis.llm.routing import ModelRouter, RoutingChoice
 
 __all__ = ["AgentSession"]
@@ -91,13 +97,15 @@ class AgentSession:
         self.approver = approver
         self._approvals = asyncio.Lock()
         """Sub-agents run concurrently; their questions to the user go one at a time."""
-        self.on_event = on_event or (lambda _event: None)
+        self._telemetry = self._telemetry_for(settings, parent_run_id)
+        self.on_event = _each(on_event, self._telemetry)
         self.stores = stores or Stores.open(settings.home)
         self._owns_stores = stores is None
         self._tools_given = tools is not None
         self.profile = "custom" if tools is not None else tool_profile(settings, model_given=model is not None)
         self.tools = tools if tools is not None else profile_tools(self.profile)
-        self.history: list[ModelMessage] = []
+        self.conversation = Conversation(self.stores, settings.workspace)
+        """The messages, their stored session and summary (``--continue``, ``--resume``, ``--fork``, ``/compact``)."""
         self.total_cost_usd = 0.0
         self.total_tokens = 0
         self.last_run_id: str | None = None
@@ -157,16 +165,69 @@ class AgentSession:
             self.profile = tool_profile(self.settings)
             self.tools = profile_tools(self.profile)
 
-    def compact(self) -> int:
-        """Keep only the last task and its answer; the model then starts with a short history."""
-        starts = [
-            i
-            for i, m in enumerate(self.history)
-            if m.kind == "request" and any(part.part_kind == "user-prompt" for part in m.parts)
-        ]
-        if starts:
-            self.history = self.history[starts[-1] :]
-        return len(self.history)
+    @property
+    def history(self) -> list[ModelMessage]:
+        """The conversation so far, as the next run's model will see it."""
+        return self.conversation.history
+
+    @history.setter
+    def history(self, messages: list[ModelMessage]) -> None:
+        self.conversation.history = messages
+
+    @property
+    def session_id(self) -> str | None:
+        """The stored session this conversation is (``stores/sessions.py``); None until its first run."""
+        return self.conversation.session_id
+
+    def resume(self, ref: str, *, flag: str = "--resume") -> SessionInfo:
+        """Go on with stored session ``ref`` (an id or its prefix); see ``Conversation.resume``."""
+        return self.conversation.resume(ref, flag=flag)
+
+    def fork(self, ref: str) -> SessionInfo:
+        """Go on in a copy of session ``ref``'s conversation; see ``Conversation.fork``."""
+        return self.conversation.fork(ref)
+
+    def continue_latest(self) -> SessionInfo:
+        """Go on with this workspace's last session; see ``Conversation.continue_latest``."""
+        return self.conversation.continue_latest()
+
+    def _saves_steps(self) -> bool:
+        """Whether this session's runs are saved as a stored conversation.
+
+        A sub-agent's conversation is not the workspace's, and a durable run is recorded by the runtime.
+        """
+        return self.parent_run_id is None and self.durability is None
+
+    async def compact(self, *, run_id: str | None = None, reason: str = "asked") -> Compaction | None:
+        """Summarise the older turns with the model into ``summary``; keep the recent ones (``agent/compaction.py``).
+
+        The summary is kept as a new version of the session's context, the shorter history replaces
+        the stored one, the eval store records the summarising call, and a ``compaction`` event says
+        what was done. None when there is nothing older than the kept turns to summarise.
+        """
+        from chrysalis.agent.compaction import Summariser
+
+        run_id = run_id or uuid.uuid4().hex[:12]
+        summariser = Summariser(self.model, self.active_model, self.settings.prices)
+        done = await self.conversation.compact(summariser)
+        if done is None:
+            return None
+        used = summariser.used
+        self.stores.evals.log(run_id=run_id, profile="compaction", task_type="compaction", model=self.active_model,
+                              success=True, duration_ms=used.duration_ms, cost_usd=used.cost_usd,
+                              input_tokens=used.input_tokens, output_tokens=used.output_tokens)  # fmt: skip
+        self._emit(Compacted(run_id=run_id, turns_summarised=done.turns_summarised, reason=reason,
+                             tokens_before=done.tokens_before, tokens_after=done.tokens_after,
+                             summary_chars=len(done.summary)))  # fmt: skip
+        return done
+
+    async def _compact_if_needed(self, run_id: str) -> None:
+        """Compact before a run once the conversation fills ``compact_at`` of the model's window."""
+        from chrysalis.agent.compaction import context_window
+
+        limit = self.settings.compact_at * context_window(self.active_model, self.settings.home)
+        if self.conversation.tokens() >= limit:
+            await self.compact(run_id=run_id, reason="window")
 
     def child(self, settings: Settings, profile: str, *, parent_run_id: str) -> AgentSession:
         """A sub-agent's session: ``settings`` (already narrowed) and this session's model, stores and approver.
@@ -196,9 +257,20 @@ class AgentSession:
         return ask
 
     def close(self) -> None:
-        """Close the stores this session opened."""
+        """Close the stores this session opened, and flush its telemetry."""
+        if self._telemetry is not None:
+            self._telemetry.close()
         if self._owns_stores:
             self.stores.close()
+
+    @staticmethod
+    def _telemetry_for(settings: Settings, parent_run_id: str | None) -> Telemetry | None:
+        """Spans of this session's runs when ``telemetry`` is on (a sub-agent's go through its parent's)."""
+        if settings.telemetry == "off" or parent_run_id is not None:
+            return None
+        from chrysalis.agent.telemetry import telemetry_for
+
+        return telemetry_for(settings.telemetry)
 
     async def run(self, task: str, *, run_id: str | None = None) -> RunResult:
         """Run one task to its end; raises a ``ChrysalisError`` subclass when it cannot finish.
@@ -217,10 +289,18 @@ class AgentSession:
         try:
             routing, profile, refiner = await self._plan(kind)
             self._check_budget()
+            saved = self._saves_steps()
+            if saved:
+                self.conversation.begin(task)
             self._emit(self._start_event(run_id, task, kind, routing, profile, refiner))
+            if self.parent_run_id is None:
+                await self._compact_if_needed(run_id)
             tally = Tally()
             subagents = self._subagents(run_id, tally)
-            loop = AgentLoop(self._setup(run_id, task, subagents), tally=tally)
+            setup = self._setup(run_id, task, subagents)
+            if saved:
+                setup = dataclasses.replace(setup, on_history=self.conversation.save)
+            loop = AgentLoop(setup, tally=tally)
         except ChrysalisError as exc:  # e.g. a bad model name or budget: shown like any other error
             self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
                                   exit_code=exc.exit_code))  # fmt: skip
@@ -237,12 +317,15 @@ class AgentSession:
                 self._emit(result)
             success = result.success
             if self.parent_run_id is None:  # a sub-agent's conversation is not the workspace's
-                self.history = loop.history
                 self._save_context(loop.setup.instructions)
         finally:
             if subagents is not None:
                 await subagents.close()
             self._record_part(run_id, kind, tally, recorded, success=success)
+            if saved:  # however the run ended (a limit, an error, Ctrl-C): the conversation so far is kept
+                self.conversation.end_run(loop.history, steps=tally.steps, cost_usd=tally.cost_usd)
+            elif self.parent_run_id is None:
+                self.history = loop.history
         return result
 
     async def _plan(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
@@ -276,7 +359,8 @@ class AgentSession:
             f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: {task}"
         )
         self.history = draft.history
-        setup = dataclasses.replace(self._setup(draft.setup.run_id, handover, subagents), history=draft.history)
+        setup = dataclasses.replace(self._setup(draft.setup.run_id, handover, subagents), history=draft.history,
+                                    on_history=draft.setup.on_history)  # fmt: skip
         return AgentLoop(setup, tally=draft.tally)
 
     def _subagents(self, run_id: str, tally: Tally) -> SubAgents | None:
@@ -309,6 +393,8 @@ class AgentSession:
         repair = self._repair(run_id)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
                                      guidance=plan.guidance)  # fmt: skip
+        if self.conversation.summary and self.parent_run_id is None:
+            system += f"\n\nSummary of the earlier conversation (compacted):\n{self.conversation.summary}"
         offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge(),
@@ -319,7 +405,8 @@ class AgentSession:
 
         return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
                         history=self.history, emit=self._emit, price=price,
-                        check_retries=plan.check_retries, durability=self.durability)  # fmt: skip
+                        check_retries=plan.check_retries, durability=self.durability,
+                        model_name=model_name)  # fmt: skip
 
     def _repair(self, run_id: str) -> dict[str, ToolSpec]:
         """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""
@@ -401,7 +488,7 @@ class AgentSession:
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
             priority=s.priority, priority_plan=plan_for(s.priority).to_json(), parent_run_id=self.parent_run_id,
-            refine_model=refiner,
+            refine_model=refiner, session_id=self.session_id if self.parent_run_id is None else None,
         )  # fmt: skip
 
     def _record_part(self, run_id: str, kind: str, tally: Tally, before: _Spent, *, success: bool) -> _Spent:
@@ -423,11 +510,21 @@ class AgentSession:
         return now
 
     def _save_context(self, system: str) -> None:
-        """Keep a new version of the session's context: prompt, mode, priority and the whole history."""
-        from pydantic_ai.messages import ModelMessagesTypeAdapter
-
+        """Keep a new version of the workspace's context: prompt, mode and priority (the messages are the session's)."""
         s = self.settings
         previous: Context = self.stores.context.load(self.context_name)
-        history = tuple(ModelMessagesTypeAdapter.dump_python(self.history, mode="json"))
-        updated = dataclasses.replace(previous, system=system, mode=s.mode, priority=s.priority, history=history)
+        updated = dataclasses.replace(previous, system=system, mode=s.mode, priority=s.priority, history=())
         self.stores.context.save(updated, self.context_name)
+
+
+def _each(*listeners: Callable[[Event], None] | None) -> Callable[[Event], None]:
+    """One listener that passes each event to every one of ``listeners`` given."""
+    given = [listener for listener in listeners if listener is not None]
+    if len(given) == 1:
+        return given[0]
+
+    def each(event: Event) -> None:
+        for listener in given:
+            listener(event)
+
+    return each

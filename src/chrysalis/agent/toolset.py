@@ -77,6 +77,8 @@ class GatedTools:
         self.durability = durability
         """Records each call's effect so a resumed run neither loses nor repeats it; None: not durable."""
         self.denials: list[str] = []
+        self._decisions: dict[str, str] = {}
+        """Each call's gate decision by call id, for its ``tool_result`` event (``allow``, ``approved``, ...)."""
         self.step = 0
         """The model request the current calls answer (set by the loop), reported in ``ToolCall`` events."""
 
@@ -166,6 +168,7 @@ class GatedTools:
                 result=result.result,
                 error=result.error,
                 duration_ms=round(duration, 2),
+                decision=self._decisions.pop(call_id, "refused"),
             )
         )
         if len(self.denials) >= MAX_DENIALS:
@@ -187,6 +190,7 @@ class GatedTools:
         refusal = await self._refusal(spec, args, raw_args, call_id)
         if refusal:
             return ToolResult.failure(refusal)
+        self._decisions.setdefault(call_id, "allow")
         if self.durability is None:
             result = await self._run(spec, args)
         else:
@@ -217,11 +221,13 @@ class GatedTools:
                     approved=approved,
                 )
             )
+            self._decisions[call_id] = "approved" if approved else "declined"
             if approved:
                 return None
             how = "the user declined it" if self.approver else f"no one can approve it here{_rerun_hint(decision)}"
             reason = f"{decision.reason} It was not run: {how}."
         else:
+            self._decisions[call_id] = "denied"
             reason = f"Refused by policy: {decision.reason}"
         if decision.by == "protected_test":
             self.emit(RedFlag(run_id=self.run_id, kind="protected_file", detail=reason))

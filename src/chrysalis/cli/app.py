@@ -149,12 +149,23 @@ def run(
     durable: Annotated[
         bool, typer.Option("--durable", help="Record every step; a crash or Ctrl-C can be resumed.")
     ] = False,
+    continue_: Annotated[
+        bool, typer.Option("--continue", "-c", help="Go on with this workspace's last session (its conversation).")
+    ] = False,
+    resume: Annotated[str | None, typer.Option("--resume", help="Go on with session ID (chrysalis sessions).")] = None,
+    fork: Annotated[
+        str | None, typer.Option("--fork", help="Start a new session from a copy of session ID's conversation.")
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
+    from chrysalis.cli.conversation import Conversation
     from chrysalis.cli.daemon_client import run_through_daemon
     from chrysalis.config import chrysalis_home
 
+    conversation = Conversation(continue_latest=continue_, resume=resume, fork=fork)
+    if durable and conversation.given:
+        raise typer.Exit(_guarded(conversation.refuse_durable, json_output=json_output))
     if durable:
         from chrysalis.cli.queue_cmd import durable_run_command
 
@@ -172,7 +183,40 @@ def run(
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
                    timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes, judge=judge,
                    unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
-    raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output), json_output=json_output))
+    raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output, conversation=conversation),
+                              json_output=json_output))  # fmt: skip
+
+
+sessions_app = typer.Typer(help="Conversations that carry over: list them, export one.", add_completion=False,
+                           invoke_without_command=True)  # fmt: skip
+app.add_typer(sessions_app, name="sessions")
+
+
+@sessions_app.callback()
+def sessions(
+    ctx: typer.Context,
+    workspace: Annotated[Path | None, typer.Option("--workspace", help="Only this folder's sessions.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="The most recent N sessions.")] = 20,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON array.")] = False,
+) -> None:
+    """List the sessions, the most recently used first: id, workspace, first task, steps, cost, updated."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from chrysalis.cli.sessions_cmd import sessions_command
+
+    raise typer.Exit(_guarded(lambda: sessions_command(workspace, limit, json_output=json_output)))
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_id: Annotated[str, typer.Argument(help="The session's id (or the start of it).")],
+    fmt: Annotated[str, typer.Option("--format", help="markdown | json.")] = "markdown",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file (default: print).")] = None,
+) -> None:
+    """Write a session's conversation as Markdown (to read) or JSON (its stored messages, to process)."""
+    from chrysalis.cli.sessions_cmd import export_command
+
+    raise typer.Exit(_guarded(lambda: export_command(session_id, fmt, output)))
 
 
 @app.command()
@@ -507,8 +551,9 @@ def _guarded(action: Any, *, json_output: bool = False) -> int:
         _print_traceback(shown.error)
         return shown.error.exit_code
     except ChrysalisError as exc:
-        if not json_output:
-            _print_error(str(exc))
+        if json_output:  # an error before any run: still one ``error`` line (docs/events.md), with no run id
+            _print_json_error(exc)
+        _print_error(str(exc))
         _print_traceback(exc)
         return exc.exit_code
     except KeyboardInterrupt:
@@ -538,6 +583,18 @@ def _print_traceback(error: BaseException) -> None:
         import traceback
 
         sys.stderr.write("".join(traceback.format_exception(error.__cause__)))
+
+
+def _print_json_error(error: ChrysalisError) -> None:
+    import json
+    import time
+
+    from chrysalis.redact import current
+
+    event = {"run_id": None, "ts": time.time(), "type": "error", "reason": type(error).__name__,
+             "message": str(error), "exit_code": error.exit_code, "steps": 0}  # fmt: skip
+    sys.stdout.write(json.dumps(current().value(event)) + "\n")
+    sys.stdout.flush()
 
 
 def _print_error(message: str) -> None:

@@ -16,9 +16,11 @@ from rich.text import Text
 from chrysalis.agent.events import (
     ApprovalRequest,
     Check,
+    Compacted,
     ErrorEvent,
     Event,
     JudgeVerdict,
+    ModelCall,
     PlanEnd,
     PlanNodeEvent,
     RedFlag,
@@ -82,6 +84,8 @@ class RichRenderer:
 
     def __call__(self, event: Event) -> None:
         """Print one event; streamed text stays on its line until another event comes."""
+        if isinstance(event, ModelCall):
+            return  # a record for traces and --json; the final line shows the totals
         if isinstance(event, Start) and event.parent_run_id is not None:
             self._children[event.run_id] = f"sub {len(self._children) + 1}"
         if event.run_id in self._children:
@@ -111,11 +115,8 @@ class RichRenderer:
         elif isinstance(event, ToolCall):
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
         elif isinstance(event, ToolResultEvent):
-            if event.ok:
-                c.print(Text.assemble(("  ✓ ", "green"), (_preview(event.result), "dim")))
-            else:
-                c.print(Text.assemble(("  ✗ ", "red"), (_preview(event.error), "red")))
-        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag):
+            self._tool_result(event)
+        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag | Compacted):
             self._notice(event)
         elif isinstance(event, Check):
             self._check(event)
@@ -127,8 +128,14 @@ class RichRenderer:
             self._plan(event)
         elif isinstance(event, Refine | RepairRound | RepairEnd):
             self._mend(event)
-        else:
+        elif not isinstance(event, ModelCall):  # ModelCall: returned before, never shown
             assert_never(event)
+
+    def _tool_result(self, event: ToolResultEvent) -> None:
+        if event.ok:
+            self.console.print(Text.assemble(("  ✓ ", "green"), (_preview(event.result), "dim")))
+        else:
+            self.console.print(Text.assemble(("  ✗ ", "red"), (_preview(event.error), "red")))
 
     def _mend(self, event: Refine | RepairRound | RepairEnd) -> None:
         """How a failing answer is mended: a stronger model refining it, or repair's rounds and its patch."""
@@ -159,9 +166,17 @@ class RichRenderer:
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
-    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag) -> None:
-        """An approval asked, the security judge's verdict, or a red flag: one short line."""
-        if isinstance(event, ApprovalRequest):
+    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag | Compacted) -> None:
+        """An approval asked, the security judge's verdict, a red flag, or a compaction: one short line."""
+        if isinstance(event, Compacted):
+            self.console.print(
+                Text(
+                    f"  ⋯ compacted the conversation: {_n(event.turns_summarised, 'turn')} summarised, "
+                    f"about {event.tokens_before:,} → {event.tokens_after:,} tokens",
+                    "dim",
+                )
+            )
+        elif isinstance(event, ApprovalRequest):
             verdict = ("approved", "green") if event.approved else ("declined", "red")
             self.console.print(Text.assemble(("  ? ", "yellow"), f"{event.tool}: ", verdict))
         elif isinstance(event, JudgeVerdict):
@@ -226,6 +241,9 @@ class RichRenderer:
         if event.refine_model:
             c.print(Text(f"  if the check fails, {event.refine_model} refines the answer", "dim"))
         c.print(Text(f"  tools: {event.profile} ({event.profile_reason})", "dim"))
+        if event.session_id:
+            c.print(Text(f"  session {event.session_id} (go on later with chrysalis run --resume {event.session_id})",
+                         "dim"))  # fmt: skip
         plan = event.priority_plan
         if plan is not None:
             c.print(Text(f"  priority: {event.priority} → {plan['keyword']} ({plan['reason']}): voting "

@@ -28,10 +28,12 @@ SLASH_COMMANDS: dict[str, str] = {
     "/priority": "show or set the priority: /priority fast|cheap|best|verbose|<sentence>",
     "/model": "show or set the model: /model provider:name",
     "/context": "show what the conversation holds (messages, estimated tokens, prompt size)",
-    "/compact": "shrink the conversation to its last exchange to free context",
+    "/compact": "summarise the older turns (the model writes it) and keep the last two, to free context",
     "/undo": "restore the files the last task changed (by its tools and its commands)",
     "/cost": "show tokens and USD spent in this session",
     "/evolve": "learn lessons from failed runs; kept only if a judge scores them better (/evolve history)",
+    "/resume": "go on with an earlier session of this folder: /resume ID (without ID: list them)",
+    "/fork": "go on in a copy of a session's conversation: /fork ID (without ID: this one), the original stays",
     "/exit": "leave (Ctrl-D works too)",
 }
 
@@ -45,7 +47,7 @@ class Repl:
         self._handlers: dict[str, Callable[[str], None]] = {
             "/help": self._help, "/mode": self._mode, "/level": self._level, "/priority": self._priority,
             "/model": self._model, "/context": self._context, "/compact": self._compact, "/undo": self._undo,
-            "/cost": self._cost, "/evolve": self._evolve,
+            "/cost": self._cost, "/evolve": self._evolve, "/resume": self._resume, "/fork": self._fork,
         }  # fmt: skip
 
     def handle(self, line: str) -> bool:
@@ -115,18 +117,19 @@ class Repl:
             self.session.reset_model()
 
     def _context(self, _argument: str) -> None:
-        history = self.session.history
-        chars = sum(len(str(message)) for message in history)
+        history, summary = self.session.history, self.session.conversation.summary
         s = self.session.settings
+        compacted = f" · a summary of earlier turns ({len(summary):,} characters)" if summary else ""
+        tokens = self.session.conversation.tokens()
         self.console.print(
-            f"messages: {len(history)} · about {chars // 4} tokens of history · mode {s.mode} · level {s.level} "
-            f"· priority {s.priority!r} · model {s.model}"
+            f"messages: {len(history)} · about {tokens:,} tokens{compacted} · mode {s.mode} · level {s.level} "
+            f"· priority {s.priority!r} · model {s.model} · session {self.session.session_id}"
         )
 
     def _compact(self, _argument: str) -> None:
-        before = len(self.session.history)
-        kept = self.session.compact()
-        self.console.print(f"compacted the conversation: {before} → {kept} messages")
+        done = asyncio.run(self.session.compact())  # its ``compaction`` event shows what it did
+        if done is None:
+            self.console.print("Nothing to compact yet: the conversation is no longer than the turns it keeps.")
 
     def _undo(self, _argument: str) -> None:
         settings = self.session.settings
@@ -138,6 +141,32 @@ class Repl:
     def _cost(self, _argument: str) -> None:
         s = self.session
         self.console.print(f"session: {s.total_tokens} tokens · ${s.total_cost_usd:.4f} · model {s.settings.model}")
+
+    def _resume(self, argument: str) -> None:
+        if not argument:
+            self._list_sessions()
+            return
+        info = self.session.resume(argument, flag="/resume")
+        self.console.print(f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages")
+
+    def _fork(self, argument: str) -> None:
+        source = argument or self.session.session_id
+        if source is None:
+            self.console.print("Nothing to fork yet: run a task first, or /fork ID (see /resume for the IDs).")
+            return
+        info = self.session.fork(source)
+        self.console.print(f"forked session {source} into {info.id}: {len(self.session.history)} messages; "
+                           f"session {source} stays as it was")  # fmt: skip
+
+    def _list_sessions(self) -> None:
+        found = self.session.stores.sessions.recent(self.session.settings.workspace, 10)
+        if not found:
+            self.console.print("No earlier session in this folder.")
+            return
+        for info in found:
+            current = " (this one)" if info.id == self.session.session_id else ""
+            self.console.print(f"{info.id}  {info.messages:>3} messages  {_quoted(info.title)}{current}")
+        self.console.print("/resume ID goes on with one.")
 
     def _evolve(self, argument: str) -> None:
         from chrysalis.agent.evolution import EvolveOptions
@@ -154,6 +183,10 @@ class Repl:
             evolve_command(self.session.settings, EvolveOptions(), self.console, history=history, rollback=rollback)
         except ChrysalisError as exc:
             self.console.print(f"[red]{exc}[/red]")
+
+
+def _quoted(title: str) -> str:
+    return repr(title if len(title) <= 60 else title[:59] + "…")
 
 
 def repl_command(flags: dict[str, Any]) -> int:

@@ -10,6 +10,7 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
+from chrysalis.cli.conversation import Conversation
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
@@ -31,14 +32,20 @@ def terminal_approver() -> Approver | None:
     return approve
 
 
-def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
+def run_command(
+    task: str, flags: dict[str, Any], *, json_output: bool, conversation: Conversation | None = None
+) -> int:
     """Run ``task`` with settings from ``flags``; every error of the run is shown as an ``error`` event.
 
-    Exit code 0 when the run succeeded (its change passed the project's tests, or nothing could
-    check it), 1 when it failed or its check failed; errors give their own codes.
+    ``conversation`` says which earlier session the run goes on with (``--continue``, ``--resume``,
+    ``--fork``); without it the run starts a new session. Exit code 0 when the run succeeded (its
+    change passed the project's tests, or nothing could check it), 1 when it failed or its check
+    failed; errors give their own codes.
     """
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
+    conversation = conversation or Conversation()
+    conversation.check()
     settings = load_settings(flags)
     print_warnings(settings.warnings)
     if settings.daemon and not daemon_client.IN_DAEMON_CHILD:
@@ -46,6 +53,11 @@ def run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
     renderer = JsonRenderer() if json_output else RichRenderer()
     approver = None if json_output else terminal_approver()
     session = AgentSession(settings, approver=approver, on_event=renderer)
+    try:
+        conversation.open(session)
+    except ChrysalisError:  # no run began: the message is shown as any usage error is
+        session.close()
+        raise
     try:
         result = asyncio.run(session.run(task))
     except ChrysalisError as exc:

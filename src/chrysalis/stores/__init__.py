@@ -1,4 +1,4 @@
-"""Persistent state: contexts, eval outcomes, traces and checkpoints, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, sessions, eval outcomes, traces and checkpoints, in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -30,6 +30,7 @@ from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
 from chrysalis.stores.patterns import Pattern, PatternStore
+from chrysalis.stores.sessions import SessionInfo, SessionStore, UnknownSession
 from chrysalis.stores.traces import RunSummary, TraceStore
 
 __all__ = [
@@ -49,10 +50,13 @@ __all__ = [
     "PatternStore",
     "ProfileStats",
     "RunSummary",
+    "SessionInfo",
+    "SessionStore",
     "SnapshotUnavailable",
     "Stores",
     "TraceStore",
     "UndoReport",
+    "UnknownSession",
 ]
 
 
@@ -68,6 +72,7 @@ class Stores:
     archives: ArchiveStore
     compile_cache: CompileCache
     patterns: PatternStore
+    sessions: SessionStore
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -99,6 +104,7 @@ class Stores:
             archives=ArchiveStore(db),
             compile_cache=CompileCache(db),
             patterns=PatternStore(db),
+            sessions=SessionStore(db),
         )
 
     def close(self) -> None:

@@ -82,6 +82,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             steps TEXT NOT NULL, phenotype TEXT NOT NULL, score REAL NOT NULL, created_at REAL NOT NULL,
             PRIMARY KEY (task_type, bin))""",
     ),
+    (
+        # Conversations (stores/sessions.py): one row each, and their messages appended after every step.
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY, workspace TEXT NOT NULL, title TEXT NOT NULL, created_at REAL NOT NULL,
+            updated_at REAL NOT NULL, runs INTEGER NOT NULL, steps INTEGER NOT NULL, cost_usd REAL NOT NULL,
+            forked_from TEXT)""",
+        "CREATE INDEX sessions_workspace ON sessions (workspace, updated_at)",
+        """CREATE TABLE session_messages (
+            session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 from chrysalis.errors import UsageError
 
-__all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalModelInfo", "get_local_model"]
+__all__ = ["DEFAULT_LOCAL_MODEL", "DEFAULT_N_CTX", "LOCAL_MODELS", "LocalModelInfo", "get_local_model"]
+
+DEFAULT_N_CTX = 8192
+"""The context window an embedded model is loaded with (less than it was trained for: memory and speed on 2 cores)."""
 
 
 @dataclass(frozen=True)

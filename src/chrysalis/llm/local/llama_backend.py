@@ -37,7 +37,7 @@ from typing import Any
 
 from chrysalis.errors import ModelError, UsageError
 from chrysalis.llm.backend import ChatMessage, Completion
-from chrysalis.llm.local.catalog import get_local_model
+from chrysalis.llm.local.catalog import DEFAULT_N_CTX, get_local_model
 from chrysalis.llm.local.weights import load_weights_path
 
 __all__ = ["ContextOverflowError", "LlamaCppBackend", "loaded_models", "unload_models"]
@@ -113,7 +113,9 @@ class LlamaCppBackend:
         self._n_ctx = n_ctx
 
     @classmethod
-    def load(cls, model: str, home: Path, *, n_ctx: int = 8192, n_threads: int | None = None) -> LlamaCppBackend:
+    def load(
+        cls, model: str, home: Path, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None
+    ) -> LlamaCppBackend:
         """Load a catalog model (e.g. ``qwen2.5-coder-0.5b``) from the verified weights cache.
 
         Never downloads: missing weights raise ``WeightsError`` naming the fetch command. A model

@@ -1,0 +1,66 @@
+"""Which conversation a run goes on with: ``--continue``, ``--resume ID``, ``--fork ID``, or a new one.
+
+Kept apart from ``run_cmd`` so that ``chrysalis run`` can check the flags before it imports the
+agent (the warm daemon takes the run otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chrysalis.errors import UsageError
+
+if TYPE_CHECKING:
+    from chrysalis.agent.session import AgentSession
+    from chrysalis.stores import SessionInfo
+
+__all__ = ["Conversation"]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """The session flags of one ``chrysalis run``; none given means a new session."""
+
+    continue_latest: bool = False
+    resume: str | None = None
+    fork: str | None = None
+
+    @property
+    def given(self) -> bool:
+        """Whether the run goes on with an earlier conversation."""
+        return self.continue_latest or self.resume is not None or self.fork is not None
+
+    def check(self) -> None:
+        """Refuse more than one of the three flags.
+
+        Raises:
+            UsageError: two or three were given.
+        """
+        given = [flag for flag, on in (("--continue", self.continue_latest), ("--resume", self.resume is not None),
+                                       ("--fork", self.fork is not None)) if on]  # fmt: skip
+        if len(given) > 1:
+            raise UsageError(f"{' and '.join(given)} each pick a conversation: give one of them.")
+
+    def refuse_durable(self) -> int:
+        """``--durable`` runs start a new conversation on a worker; a session's messages do not go with them.
+
+        Raises:
+            UsageError: always.
+        """
+        raise UsageError("--durable starts a new conversation: drop --continue, --resume or --fork, or drop --durable.")
+
+    def open(self, session: AgentSession) -> SessionInfo | None:
+        """Load the chosen conversation into ``session`` (None: a new one begins with the first run).
+
+        Raises:
+            UsageError: the flags clash, or the session named does not exist here.
+        """
+        self.check()
+        if self.continue_latest:
+            return session.continue_latest()
+        if self.resume is not None:
+            return session.resume(self.resume)
+        if self.fork is not None:
+            return session.fork(self.fork)
+        return None
