@@ -2,7 +2,8 @@
 
 Small local models do much better when the prompt is short and concrete, so the prompt is a few
 lines of rules plus what the project says about itself (``.chrysalis/rules.md`` and
-``AGENTS.md``) and a shallow listing of the workspace, which saves the model a step.
+``AGENTS.md``) and a shallow listing of the workspace, which saves the model a step. Skills get
+one line each (``chrysalis.agent.skills``): their bodies come only through the ``skill`` tool.
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ def _template(name: str) -> str:
 
 
 def build_system_prompt(
-    workspace: Path, mode: str, *, level: int, tool_hints: str = "", lessons: str = "", guidance: str = ""
+    workspace: Path,
+    mode: str,
+    *,
+    level: int,
+    tool_hints: str = "",
+    lessons: str = "",
+    guidance: str = "",
+    skills: str = "",
 ) -> str:
     """Assemble the system prompt for one run in ``workspace``.
 
     ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context);
-    ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``).
+    ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``);
+    ``skills`` is the skills' names and descriptions (``SkillSet.prompt_section``), never their bodies.
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
@@ -46,6 +55,8 @@ def build_system_prompt(
         sections.append("Lessons from earlier runs:\n" + lessons.strip())
     if tool_hints.strip():
         sections.append("Tool hints:\n" + tool_hints.strip())
+    if skills.strip():
+        sections.append(skills.strip())
     for relative in PROJECT_RULE_FILES:
         rules = _read_limited(workspace, relative)
         if rules:

@@ -28,6 +28,7 @@ from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.agent.skills import discover_skills
 from chrysalis.agent.subagents import SubAgents
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
@@ -382,7 +383,7 @@ class AgentSession:
         self.on_event(event)
 
     def _setup(self, run_id: str, task: str, subagents: SubAgents | None = None) -> RunSetup:
-        """The prompt (with what ``chrysalis evolve`` learned), the gated tools and the price of this run."""
+        """The prompt (what ``chrysalis evolve`` learned, the skills), the gated tools and the price of this run."""
         from chrysalis.llm.pricing import cost_usd
 
         s, model_name = self.settings, self.active_model
@@ -391,11 +392,12 @@ class AgentSession:
         hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
         plan = plan_for(s.priority)
         repair = self._repair(run_id)
+        skills = discover_skills(s.workspace, s.home)  # a broken skill is left out (the CLI warns), never raised
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
-                                     guidance=plan.guidance)  # fmt: skip
+                                     guidance=plan.guidance, skills=skills.prompt_section())  # fmt: skip
         if self.conversation.summary and self.parent_run_id is None:
             system += f"\n\nSummary of the earlier conversation (compacted):\n{self.conversation.summary}"
-        offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair
+        offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge(),
                                    durability=self.durability)  # fmt: skip

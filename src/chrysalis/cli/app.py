@@ -39,6 +39,9 @@ app.add_typer(daemon_app, name="daemon")
 keys_app = typer.Typer(help="The Ed25519 key pair that signs approvals.", add_completion=False)
 app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
+skills_app = typer.Typer(help="Skills: SKILL.md instructions the agent reads when a task needs them.",
+                         add_completion=False)  # fmt: skip
+app.add_typer(skills_app, name="skills")
 
 
 @app.command()
@@ -533,6 +536,41 @@ def daemon_status(json_output: Annotated[bool, typer.Option("--json", help="One 
     from chrysalis.cli.daemon_cmd import daemon_status_command
 
     raise typer.Exit(_guarded(lambda: daemon_status_command(json_output=json_output)))
+
+
+@skills_app.command("list")
+def skills_list(
+    workspace: WorkspaceOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON array.")] = False,
+) -> None:
+    """List the skills: name, where found (workspace or user), description, whether a workspace skill hides it."""
+    from chrysalis.cli.skills_cmd import skills_list_command
+
+    raise typer.Exit(_guarded(lambda: skills_list_command(_flags(workspace=workspace), json_output=json_output)))
+
+
+@skills_app.command("show")
+def skills_show(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The skill's name (from `chrysalis skills list`).")],
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Print a skill's SKILL.md, as a run would read it."""
+    from chrysalis.cli.skills_cmd import skills_show_command
+
+    raise typer.Exit(_guarded(lambda: skills_show_command(name, _flags(workspace=workspace))))
+
+
+@skills_app.command("lint")
+def skills_lint(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(metavar="[PATH]...", help="SKILL.md files or folders (default: all found).")
+    ] = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Check skills: front matter, name, description, referenced files. FILE:LINE: message; exit 2 on a problem."""
+    from chrysalis.cli.skills_cmd import skills_lint_command
+
+    raise typer.Exit(_guarded(lambda: skills_lint_command(paths or [], _flags(workspace=workspace))))
 
 
 def _guarded(action: Any, *, json_output: bool = False) -> int:

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chrysalis.agent.session import AgentSession
+from chrysalis.agent.skills import discover_skills
 from chrysalis.cli.render import RichRenderer, print_warnings
 from chrysalis.config import MODES, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError
@@ -198,7 +199,7 @@ def repl_command(flags: dict[str, Any]) -> int:
     from chrysalis.cli.run_cmd import terminal_approver
 
     settings = load_settings(flags)
-    print_warnings(settings.warnings)
+    print_warnings((*settings.warnings, *discover_skills(settings.workspace, settings.home).warnings()))
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
     session = AgentSession(settings, approver=terminal_approver(), on_event=RichRenderer(console))

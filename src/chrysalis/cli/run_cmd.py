@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from chrysalis.agent.session import AgentSession
+from chrysalis.agent.skills import discover_skills
 from chrysalis.agent.toolset import Approver
 from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
@@ -47,7 +48,7 @@ def run_command(
     conversation = conversation or Conversation()
     conversation.check()
     settings = load_settings(flags)
-    print_warnings(settings.warnings)
+    print_warnings((*settings.warnings, *discover_skills(settings.workspace, settings.home).warnings()))
     if settings.daemon and not daemon_client.IN_DAEMON_CHILD:
         daemon_client.start_daemon(settings.home)  # warms up beside this run; exits at once if one runs
     renderer = JsonRenderer() if json_output else RichRenderer()
