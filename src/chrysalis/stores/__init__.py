@@ -1,4 +1,4 @@
-"""Persistent state: contexts, eval outcomes, traces and checkpoints, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, eval outcomes, traces, checkpoints and memories, in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -29,6 +29,7 @@ from chrysalis.stores.checkpoints import (
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
+from chrysalis.stores.memory import Memory, MemoryHit, MemoryStore, Recall
 from chrysalis.stores.patterns import Pattern, PatternStore
 from chrysalis.stores.traces import RunSummary, TraceStore
 
@@ -45,9 +46,13 @@ __all__ = [
     "Context",
     "ContextStore",
     "EvalStore",
+    "Memory",
+    "MemoryHit",
+    "MemoryStore",
     "Pattern",
     "PatternStore",
     "ProfileStats",
+    "Recall",
     "RunSummary",
     "SnapshotUnavailable",
     "Stores",
@@ -68,6 +73,8 @@ class Stores:
     archives: ArchiveStore
     compile_cache: CompileCache
     patterns: PatternStore
+    memory: MemoryStore
+    """Ranks by words until a caller attaches an embedder (``with_embedder``); embedders live in ``chrysalis.llm``."""
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -99,6 +106,7 @@ class Stores:
             archives=ArchiveStore(db),
             compile_cache=CompileCache(db),
             patterns=PatternStore(db),
+            memory=MemoryStore(db),
         )
 
     def close(self) -> None:
