@@ -30,12 +30,21 @@ def _template(name: str) -> str:
 
 
 def build_system_prompt(
-    workspace: Path, mode: str, *, level: int, tool_hints: str = "", lessons: str = "", guidance: str = ""
+    workspace: Path,
+    mode: str,
+    *,
+    level: int,
+    tool_hints: str = "",
+    lessons: str = "",
+    guidance: str = "",
+    memories: str = "",
 ) -> str:
     """Assemble the system prompt for one run in ``workspace``.
 
     ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context);
-    ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``).
+    ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``);
+    ``memories`` is the section of saved memories that match the task (``agent.memory_tools.memory_prompt``),
+    put last so that what comes before it is the same from task to task (a prefix the model's cache keeps).
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
@@ -53,6 +62,8 @@ def build_system_prompt(
     listing = workspace_map(workspace)
     if listing:
         sections.append("Files in the workspace:\n" + listing)
+    if memories.strip():  # last: it changes with the task, the sections above stay a shared prefix
+        sections.append(memories.strip())
     return "\n\n".join(sections)
 
 
