@@ -129,6 +129,8 @@ class Settings:
     """Start the warm process (``chrysalis daemon``) when a run finds none, so later runs start fast."""
     database_url: str | None = None
     """The durable runtime's database: ``postgresql://...`` for many workers; unset means SQLite under ``home``."""
+    memory_tokens: int = 400
+    """Most tokens (four characters each) of saved memories that match the task in a run's system prompt; 0 for none."""
     permissions: tuple[tuple[str, str, str], ...] = ()
     """Permission rules as (action, rule, source), from every config file, env and flags together."""
     compact_at: float = 0.7
@@ -159,7 +161,7 @@ KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
     "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url", "telemetry",
-    "compact_at",
+    "compact_at", "memory_tokens",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -173,6 +175,7 @@ _ALLOWED: dict[str, str] = {
     "budget": "a non-negative number of USD",
     "timeout": "a positive number of seconds",
     "max_steps": "a positive integer",
+    "memory_tokens": "a whole number of tokens, 0 or more (0 leaves memories out of the prompt)",
     "workspace": "an existing folder",
     "yes": "true or false",
     "protect_tests": "true or false",
@@ -510,6 +513,7 @@ _COERCERS: dict[str, Any] = {
     "budget": _as_optional_float(0.0, strict=False),
     "timeout": _as_optional_float(0.0, strict=True),
     "max_steps": _as_int_in(1, None),
+    "memory_tokens": _as_int_in(0, None),
     "workspace": _as_workspace,
     "yes": _as_bool,
     "protect_tests": _as_bool,

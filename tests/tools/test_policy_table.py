@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chrysalis.agent.memory_tools import memory_tools
 from chrysalis.config import LEVEL_NAMES, MODES
+from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.registry import builtin_tools
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
-TOOLS = builtin_tools()
+with tempfile.TemporaryDirectory() as _home, Stores.open(Path(_home)) as _stores:
+    TOOLS = builtin_tools() | memory_tools(_stores.memory)  # the specs only: no call runs here
 DOC_WRITES: dict[str, dict[str, Any]] = {
     "write_file": {"path": "docs/plan.md", "content": "x"},
     "edit_file": {"path": "docs/plan.md", "old_text": "a", "new_text": "b"},

@@ -39,12 +39,17 @@ def build_system_prompt(
     lessons: str = "",
     guidance: str = "",
     skills: str = "",
+    summary: str = "",
+    memories: str = "",
 ) -> str:
     """Assemble the system prompt for one run in ``workspace``.
 
     ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context);
     ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``);
-    ``skills`` is the skills' names and descriptions (``SkillSet.prompt_section``), never their bodies.
+    ``skills`` is the skills' names and descriptions (``SkillSet.prompt_section``), never their bodies;
+    ``summary`` is what compaction kept of the conversation's older turns (``agent/compaction.py``);
+    ``memories`` is the section of saved memories that match the task (``agent.memory_tools.memory_prompt``),
+    put last so that what comes before it is the same from task to task (a prefix the model's cache keeps).
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
@@ -64,6 +69,10 @@ def build_system_prompt(
     listing = workspace_map(workspace)
     if listing:
         sections.append("Files in the workspace:\n" + listing)
+    if summary.strip():  # changes only when the conversation is compacted
+        sections.append("Summary of the earlier conversation (compacted):\n" + summary.strip())
+    if memories.strip():  # last: it changes with the task, the sections above stay a shared prefix
+        sections.append(memories.strip())
     return "\n\n".join(sections)
 
 

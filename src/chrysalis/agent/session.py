@@ -26,6 +26,7 @@ from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
+from chrysalis.agent.memory_tools import memory_prompt, memory_tools, open_memory
 from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.skills import discover_skills
@@ -35,6 +36,7 @@ from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.stores import SessionInfo, Stores
 from chrysalis.stores.context import Context
+from chrysalis.stores.memory import MemoryStore
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.registry import profile_tools
 
@@ -393,11 +395,14 @@ class AgentSession:
         plan = plan_for(s.priority)
         repair = self._repair(run_id)
         skills = discover_skills(s.workspace, s.home)  # a broken skill is left out (the CLI warns), never raised
+        memory = open_memory(self.stores)
+        memories = memory_prompt(memory, task, s.workspace, s.memory_tokens)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
-                                     guidance=plan.guidance, skills=skills.prompt_section())  # fmt: skip
-        if self.conversation.summary and self.parent_run_id is None:
-            system += f"\n\nSummary of the earlier conversation (compacted):\n{self.conversation.summary}"
-        offered = self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
+                                     guidance=plan.guidance, skills=skills.prompt_section(),
+                                     summary=self.conversation.summary if self.parent_run_id is None else "",
+                                     memories=memories)  # fmt: skip
+        offered = (self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
+                   | self._memory(memory))  # fmt: skip
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge(),
                                    durability=self.durability)  # fmt: skip
@@ -409,6 +414,12 @@ class AgentSession:
                         history=self.history, emit=self._emit, price=price,
                         check_retries=plan.check_retries, durability=self.durability,
                         model_name=model_name)  # fmt: skip
+
+    def _memory(self, memory: MemoryStore) -> dict[str, ToolSpec]:
+        """The memory tools, for the ``all`` profile and semantic mode (a 1.5B model picks better among six tools)."""
+        if self._tools_given or (self.profile != "all" and self.settings.mode != "semantic"):
+            return {}
+        return memory_tools(memory)
 
     def _repair(self, run_id: str) -> dict[str, ToolSpec]:
         """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""

@@ -573,6 +573,50 @@ def skills_lint(
     raise typer.Exit(_guarded(lambda: skills_lint_command(paths or [], _flags(workspace=workspace))))
 
 
+memory_app = typer.Typer(help="What the agent remembered: list, search, forget.", add_completion=False)
+app.add_typer(memory_app, name="memory")
+MemoryJsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object.")]
+
+
+@memory_app.command("list")
+def memory_list(
+    scope: Annotated[str, typer.Option("--scope", help="workspace | global | all (every scope).")] = "all",
+    workspace: WorkspaceOpt = None,
+    json_output: MemoryJsonOpt = False,
+) -> None:
+    """List the saved memories, newest first."""
+    from chrysalis.cli.memory_cmd import memory_list_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: memory_list_command(flags, scope=scope, json_output=json_output)))
+
+
+@memory_app.command("search")
+def memory_search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int, typer.Option("-k", help="How many memories at most (1 to 50).")] = 10,
+    workspace: WorkspaceOpt = None,
+    json_output: MemoryJsonOpt = False,
+) -> None:
+    """Find this workspace's and the global memories that best match QUERY (words and meaning)."""
+    from chrysalis.cli.memory_cmd import memory_search_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: memory_search_command(flags, query, k=k, json_output=json_output)))
+
+
+@memory_app.command("forget")
+def memory_forget(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id (from list or search).")],
+    json_output: MemoryJsonOpt = False,
+) -> None:
+    """Delete one memory."""
+    from chrysalis.cli.memory_cmd import memory_forget_command
+    from chrysalis.config import chrysalis_home
+
+    raise typer.Exit(_guarded(lambda: memory_forget_command(memory_id, json_output=json_output, home=chrysalis_home())))
+
+
 def _guarded(action: Any, *, json_output: bool = False) -> int:
     """Run a command; turn our errors into their message and exit code, Ctrl-C into 130.
 

@@ -48,6 +48,8 @@ class LexicalEmbedder:
     def __init__(self, dim: int = 512) -> None:
         """Vectors have ``dim`` entries; collisions are rare for the short texts this is for."""
         self.dim = dim
+        self.name = f"lexical-{dim}"
+        """Names the vector space (a stored vector is compared only with vectors of the same name)."""
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One normalised vector per text (all zeros for a text with no words)."""

@@ -1,4 +1,4 @@
-"""Persistent state: contexts, sessions, eval outcomes, traces and checkpoints, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, sessions, eval outcomes, traces, checkpoints and memories, in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -29,6 +29,7 @@ from chrysalis.stores.checkpoints import (
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
+from chrysalis.stores.memory import Memory, MemoryHit, MemoryStore, Recall
 from chrysalis.stores.patterns import Pattern, PatternStore
 from chrysalis.stores.sessions import SessionInfo, SessionStore, UnknownSession
 from chrysalis.stores.traces import RunSummary, TraceStore
@@ -46,9 +47,13 @@ __all__ = [
     "Context",
     "ContextStore",
     "EvalStore",
+    "Memory",
+    "MemoryHit",
+    "MemoryStore",
     "Pattern",
     "PatternStore",
     "ProfileStats",
+    "Recall",
     "RunSummary",
     "SessionInfo",
     "SessionStore",
@@ -73,6 +78,8 @@ class Stores:
     compile_cache: CompileCache
     patterns: PatternStore
     sessions: SessionStore
+    memory: MemoryStore
+    """Ranks by words until a caller attaches an embedder (``with_embedder``); embedders live in ``chrysalis.llm``."""
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -105,6 +112,7 @@ class Stores:
             compile_cache=CompileCache(db),
             patterns=PatternStore(db),
             sessions=SessionStore(db),
+            memory=MemoryStore(db),
         )
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from chrysalis.errors import ConfigError
+from chrysalis.stores.vectors import VectorSupport, connect
 
 __all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "SCHEMA_VERSION", "Database"]
 
@@ -92,6 +93,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE session_messages (
             session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))""",
     ),
+    (
+        # Seed 002's memories (stores/memory.py): one text per scope; ids never reused (AUTOINCREMENT), so
+        # nothing stale can point at a new memory. The FTS5 index follows the table through the triggers.
+        """CREATE TABLE memories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, text TEXT NOT NULL, tags TEXT NOT NULL,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL, UNIQUE (scope, text))""",
+        """CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, tags, content='memories', content_rowid='id', tokenize='porter unicode61')""",
+        """CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts (rowid, text, tags) VALUES (new.id, new.text, new.tags); END""",
+        """CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+            END""",
+        """CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+            INSERT INTO memories_fts (rowid, text, tags) VALUES (new.id, new.text, new.tags); END""",
+        # One float32 vector per memory, from the embedder named by `space`; a plain table (not a vec0 one),
+        # so the file stays usable where sqlite-vec cannot load.
+        """CREATE TABLE memory_vectors (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE, space TEXT NOT NULL,
+            vector BLOB NOT NULL)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -125,9 +148,11 @@ class Database:
         self.path = path
         self._lock = threading.RLock()
         try:
-            self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            self._conn, vectors = connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise ConfigError(f"Cannot open the Chrysalis database {path}: {exc}. {_move_aside_hint(path)}") from exc
+        self.vectors: VectorSupport = vectors
+        """Whether sqlite-vec is loaded in this connection (the memory store ranks vectors with it), or why not."""
         try:
             self._configure()
             self._migrate()

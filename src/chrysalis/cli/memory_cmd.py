@@ -1,0 +1,111 @@
+"""``chrysalis memory list | search | forget``: the person's view of what the agent remembered.
+
+``list`` shows memories newest first (``--scope workspace``: this workspace's, ``global``, or
+``all``: every scope); ``search`` ranks this workspace's and the global memories against a query,
+as the ``recall`` tool does, and says how it ranked them; ``forget ID`` deletes one, whatever its
+scope. A bad ``--scope``, ``-k`` or id, and an unknown id, exit 2 with the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from chrysalis.agent.memory_tools import open_memory, run_scopes, show_hit
+from chrysalis.cli.render import print_warnings
+from chrysalis.config import Settings, load_settings
+from chrysalis.errors import EXIT_OK, UsageError
+from chrysalis.stores import MemoryHit, Stores
+from chrysalis.stores.memory import GLOBAL_SCOPE, MAX_K, workspace_scope
+
+__all__ = ["SCOPES", "memory_forget_command", "memory_list_command", "memory_search_command"]
+
+SCOPES = ("workspace", "global", "all")
+
+
+def _settings(flags: Mapping[str, Any]) -> Settings:
+    settings = load_settings(flags)
+    print_warnings(settings.warnings)
+    return settings
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def memory_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bool) -> int:
+    """Print the memories of ``scope`` (workspace, global or all), newest first.
+
+    Raises:
+        UsageError: ``scope`` is not one of ``SCOPES``.
+    """
+    if scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r} is not a scope: use one of {', '.join(SCOPES)}.")
+    settings = _settings(flags)
+    scopes = {"workspace": [workspace_scope(settings.workspace)], "global": [GLOBAL_SCOPE], "all": None}[scope]
+    with Stores.open(settings.home) as stores:
+        memories = stores.memory.list_memories(scopes)
+    if json_output:
+        print(json.dumps({"memories": [memory.to_json() for memory in memories]}))
+        return EXIT_OK
+    console = _console()
+    if not memories:
+        console.print(f"No memories{'' if scope == 'all' else ' in the ' + scope + ' scope'} yet.")
+        return EXIT_OK
+    for memory in memories:
+        console.print(escape(show_hit(MemoryHit(memory, 0.0), settings.workspace)))
+    return EXIT_OK
+
+
+def memory_search_command(flags: Mapping[str, Any], query: str, *, k: int, json_output: bool) -> int:
+    """Print the ``k`` memories of this workspace and the global scope that best match ``query``.
+
+    Raises:
+        UsageError: an empty query, or ``k`` outside 1..50.
+    """
+    if not query.strip():
+        raise UsageError(
+            "The query is empty: say in a few words what to look for, e.g. `chrysalis memory search tests`."
+        )
+    if not 1 <= k <= MAX_K:
+        raise UsageError(f"-k {k} is out of range: give a number of memories from 1 to {MAX_K}.")
+    settings = _settings(flags)
+    with Stores.open(settings.home) as stores:
+        found = open_memory(stores).recall(query, run_scopes(settings.workspace), k)
+    if json_output:
+        print(json.dumps({"ranking": found.ranking, "note": found.note, "hits": [hit.to_json() for hit in found.hits]}))
+        return EXIT_OK
+    console = _console()
+    for hit in found.hits:
+        console.print(escape(show_hit(hit, settings.workspace)))
+    how = "words and meaning (hybrid)" if found.ranking == "hybrid" else f"words only (fts): {found.note}"
+    console.print(f"{len(found.hits) or 'No'} memories found; ranked by {escape(how)}.")
+    return EXIT_OK
+
+
+def memory_forget_command(memory_id: str, *, json_output: bool, home: Path) -> int:
+    """Delete the memory with this id.
+
+    Raises:
+        UsageError: the id is not a number, or no memory has it.
+    """
+    try:
+        number = int(memory_id)
+    except ValueError:
+        raise UsageError(
+            f"{memory_id!r} is not a memory id: ids are numbers, as `chrysalis memory list` shows them in brackets."
+        ) from None
+    with Stores.open(home) as stores:
+        gone = stores.memory.forget(number)
+    if gone is None:
+        raise UsageError(f"No memory has the id {memory_id}; `chrysalis memory list --scope all` shows every id.")
+    if json_output:
+        print(json.dumps({"forgot": gone.to_json()}))
+    else:
+        _console().print(escape(f"Forgot memory {gone.id} ({gone.scope}): {gone.text}"))
+    return EXIT_OK
