@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from chrysalis.agent.events import Event, Start
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
-from chrysalis.errors import TaskStopped, UsageError
+from chrysalis.errors import ChrysalisError, TaskStopped, UsageError
 from chrysalis.stores import Stores
 from tests.helpers import Script, final, tool
 
@@ -129,4 +129,13 @@ def test_a_second_run_of_the_same_session_object_adds_to_its_session(workspace: 
     asyncio.run(session.run("two"))
     (info,) = session.stores.sessions.recent(workspace)
     assert (info.runs, info.messages, info.title) == (2, 4, "one")
+    session.close()
+
+
+def test_a_run_that_fails_before_its_first_step_leaves_no_empty_session(workspace: Path) -> None:
+    settings = load_settings({"workspace": workspace, "model": "openai:gpt-4o-mini"})  # no key: it cannot be built
+    session = AgentSession(settings, on_event=[].append)
+    with pytest.raises(ChrysalisError):
+        asyncio.run(session.run("hello"))
+    assert session.stores.sessions.recent() == []
     session.close()

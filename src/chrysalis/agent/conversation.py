@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from chrysalis.errors import UsageError
 from chrysalis.stores import SessionInfo, Stores, UnknownSession
 from chrysalis.stores.context import Context
+from chrysalis.stores.sessions import new_id
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -39,19 +40,24 @@ class Conversation:
         """What compaction kept of the turns it took out of ``history``."""
         self._stored = 0
         """How many of the messages the session store holds already (only those after are written)."""
+        self._title: str | None = None
+        """The first task of a session ``begin`` named but did not store yet (it is stored with its first message)."""
 
     def begin(self, task: str) -> str:
-        """The session's id, created with ``task`` as its title on the conversation's first run."""
+        """The session's id, named on the conversation's first run with ``task`` as its title.
+
+        Its row is written with the first message, so a run that fails before its first step (a bad
+        model name) leaves no empty session behind.
+        """
         if self.session_id is None:
-            self.session_id = self.stores.sessions.create(self.workspace, task).id
-            self._stored = 0
+            self.session_id, self._title, self._stored = new_id(), task, 0
         return self.session_id
 
     def save(self, messages: list[ModelMessage]) -> None:
         """Store ``messages`` as the conversation so far (after each step; a no-op before ``begin``)."""
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        if self.session_id is None:
+        if self.session_id is None or not self._created(bool(messages)):
             return
         data = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
         self._stored = self.stores.sessions.save_messages(self.session_id, data, stored=self._stored)
@@ -60,7 +66,7 @@ class Conversation:
         """A run ended (however): keep its messages as the history and in the store, and count the run."""
         self.history = runnable(messages)
         self.save(messages)
-        if self.session_id is not None:
+        if self.session_id is not None and self._title is None:
             self.stores.sessions.add_run(self.session_id, steps=steps, cost_usd=cost_usd)
 
     def resume(self, ref: str, *, flag: str = "--resume") -> SessionInfo:
@@ -116,6 +122,16 @@ class Conversation:
             self.stores.context.save(dataclasses.replace(context, compacted_summary=done.summary), name)
         return done
 
+    def _created(self, wanted: bool) -> bool:
+        """Whether the session's row exists, writing it now if ``begin`` named it and ``wanted``."""
+        if self._title is None:
+            return True
+        if not wanted or self.session_id is None:
+            return False
+        self.stores.sessions.create(self.workspace, self._title, session_id=self.session_id)
+        self._title = None
+        return True
+
     def tokens(self) -> int:
         """About how many tokens the history and the summary take."""
         from chrysalis.agent.compaction import estimate_tokens
@@ -141,6 +157,7 @@ class Conversation:
         self.session_id = info.id
         self._stored = 0  # the repaired history is saved whole at the next step
         self.summary = self.stores.context.load(_context_of(info.id)).compacted_summary
+        self._title = None
 
 
 def runnable(messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -25,7 +25,7 @@ from typing import Any
 from chrysalis.redact import current as current_redactor
 from chrysalis.stores.db import Database
 
-__all__ = ["SessionInfo", "SessionStore", "UnknownSession"]
+__all__ = ["SessionInfo", "SessionStore", "UnknownSession", "new_id"]
 
 TITLE_CHARS = 200
 """How much of the first task is kept as the session's title."""
@@ -67,10 +67,12 @@ class SessionStore:
         """Use ``db``, shared with the other stores."""
         self._db = db
 
-    def create(self, workspace: Path | str, title: str, *, forked_from: str | None = None) -> SessionInfo:
-        """A new, empty session in ``workspace`` that began with the task ``title``."""
+    def create(
+        self, workspace: Path | str, title: str, *, forked_from: str | None = None, session_id: str | None = None
+    ) -> SessionInfo:
+        """A new, empty session in ``workspace`` that began with the task ``title`` (its id: ``session_id`` or new)."""
         now = time.time()
-        session_id = uuid.uuid4().hex[:12]
+        session_id = session_id or new_id()
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO sessions (id, workspace, title, created_at, updated_at, runs, steps, cost_usd, "
@@ -164,6 +166,11 @@ class SessionStore:
             params,
         )
         return [_info(row) for row in rows]
+
+
+def new_id() -> str:
+    """A fresh session id: 12 hex digits (a unique prefix of it is enough to name the session)."""
+    return uuid.uuid4().hex[:12]
 
 
 def _info(r: Any) -> SessionInfo:
