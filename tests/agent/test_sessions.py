@@ -134,7 +134,7 @@ def test_a_second_run_of_the_same_session_object_adds_to_its_session(workspace: 
 
 def test_a_run_that_fails_before_its_first_step_leaves_no_empty_session(workspace: Path) -> None:
     settings = load_settings({"workspace": workspace, "model": "openai:gpt-4o-mini"})  # no key: it cannot be built
-    session = AgentSession(settings, on_event=[].append)
+    session = AgentSession(settings)
     with pytest.raises(ChrysalisError):
         asyncio.run(session.run("hello"))
     assert session.stores.sessions.recent() == []
