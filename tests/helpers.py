@@ -19,9 +19,11 @@ import importlib.util
 import os
 import random
 import re
+import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ from pydantic_ai.usage import RequestUsage
 from chrysalis.config import chrysalis_home
 from chrysalis.llm.local.catalog import LocalModelInfo
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase
+from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.tools.sandbox import BackendName, probe
 
 # -- Scripted agent models --------------------------------------------------------------------------
@@ -191,6 +194,37 @@ def chrysalis(
         timeout=CLI_HANG_GUARD,
         stdin=subprocess.DEVNULL,
     )
+
+
+def interrupted_run(
+    args: list[str], server: ScriptedOpenAIServer, *, after_requests: int, home: Path, guard: float = 300.0
+) -> tuple[bool, subprocess.CompletedProcess[str]]:
+    """``chrysalis ARGS`` against ``server``, sent Ctrl-C once ``after_requests`` model requests have arrived.
+
+    Returns whether the requests arrived, and the finished process. The child gets SIGINT as a
+    terminal gives it, however this suite was started (a shell's background job ignores SIGINT, and
+    Python keeps it ignored), and the server stops as soon as the child exits, so a run that dies
+    early ends the wait at once; a run that hangs is killed after ``guard`` seconds.
+    """
+    process = subprocess.Popen([*CHRYSALIS, *args], env={**os.environ, "CHRYSALIS_HOME": str(home)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+
+    def stop_the_server_when_the_run_exits() -> None:
+        process.wait()
+        server.stop()
+
+    threading.Thread(target=stop_the_server_when_the_run_exits, daemon=True).start()
+    try:
+        reached = server.wait_for_requests(after_requests)
+        if reached:
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=guard)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return reached, subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def assert_clean_error(done: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:

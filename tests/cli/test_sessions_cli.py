@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import CHRYSALIS, assert_clean_error, chrysalis
+from tests.helpers import CHRYSALIS, assert_clean_error, chrysalis, interrupted_run
 
 HANG_GUARD = 300.0
 
@@ -48,43 +45,14 @@ def test_a_run_stopped_by_max_steps_is_continued_and_the_model_sees_the_earlier_
     assert any(m["role"] == "assistant" and m.get("tool_calls") for m in last["messages"])
 
 
-@pytest.fixture
-def sigint_not_ignored() -> Iterator[None]:
-    """A child started from a shell without job control ignores SIGINT; a handler here is reset in the child."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@pytest.mark.usefixtures("sigint_not_ignored")
 def test_a_run_interrupted_by_ctrl_c_is_continued_with_what_it_had_done(workspace: Path, chrysalis_home: Path) -> None:
     # The second reply is held until the run has exited, so Ctrl-C arrives while that request is in flight.
     script = [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), ScriptedReply(text="late", held=True)]
     with ScriptedOpenAIServer(script, max_seconds=HANG_GUARD) as server:
-        process = subprocess.Popen(
-            [*CHRYSALIS, "run", "look at calc.py", "--base-url", server.base_url, "--model", "scripted",
-             "--workspace", str(workspace)],
-            env={**os.environ, "CHRYSALIS_HOME": str(chrysalis_home)},
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-
-        def stop_the_server_when_the_run_exits() -> None:
-            process.wait()
-            server.stop()
-
-        threading.Thread(target=stop_the_server_when_the_run_exits, daemon=True).start()
-        try:
-            reached = server.wait_for_requests(2)
-            if reached:
-                process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=HANG_GUARD)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-        assert reached and process.returncode == 130, out + err
+        args = ["run", "look at calc.py", "--base-url", server.base_url, "--model", "scripted", "--workspace",
+                str(workspace)]  # fmt: skip
+        reached, done = interrupted_run(args, server, after_requests=2, home=chrysalis_home, guard=HANG_GUARD)
+    assert reached and done.returncode == 130, done.stdout + done.stderr
 
     with ScriptedOpenAIServer(["calc.py defines subtract, which adds"], max_seconds=HANG_GUARD) as later:
         going_on = run_on(later, workspace, "and what did you find?", "--continue")
