@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.memory_tools import memory_tools
 from chrysalis.config import LEVEL_NAMES, MODES
 from chrysalis.stores import Stores
@@ -18,7 +19,7 @@ from chrysalis.tools.registry import builtin_tools
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 with tempfile.TemporaryDirectory() as _home, Stores.open(Path(_home)) as _stores:
-    TOOLS = builtin_tools() | memory_tools(_stores.memory)  # the specs only: no call runs here
+    TOOLS = builtin_tools() | memory_tools(_stores.memory) | kg_tools(_stores.knowledge)  # specs only: no call runs
 DOC_WRITES: dict[str, dict[str, Any]] = {
     "write_file": {"path": "docs/plan.md", "content": "x"},
     "edit_file": {"path": "docs/plan.md", "old_text": "a", "new_text": "b"},

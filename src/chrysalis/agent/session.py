@@ -24,6 +24,7 @@ from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import Compacted, ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
+from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.memory_tools import memory_prompt, memory_tools, open_memory
@@ -416,10 +417,13 @@ class AgentSession:
                         model_name=model_name)  # fmt: skip
 
     def _memory(self, memory: MemoryStore) -> dict[str, ToolSpec]:
-        """The memory tools, for the ``all`` profile and semantic mode (a 1.5B model picks better among six tools)."""
+        """The memory and knowledge graph tools, for the ``all`` profile and semantic mode.
+
+        Not for the other profiles: a 1.5B model picks better among its six coding tools.
+        """
         if self._tools_given or (self.profile != "all" and self.settings.mode != "semantic"):
             return {}
-        return memory_tools(memory)
+        return memory_tools(memory) | kg_tools(self.stores.knowledge)
 
     def _repair(self, run_id: str) -> dict[str, ToolSpec]:
         """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""

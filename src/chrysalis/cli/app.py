@@ -617,6 +617,37 @@ def memory_forget(
     raise typer.Exit(_guarded(lambda: memory_forget_command(memory_id, json_output=json_output, home=chrysalis_home())))
 
 
+kg_app = typer.Typer(help="The knowledge graph (semantic mode): query it with SPARQL, list its triples.",
+                     add_completion=False)  # fmt: skip
+app.add_typer(kg_app, name="kg")
+
+
+@kg_app.command("query")
+def kg_query(
+    sparql: Annotated[str, typer.Argument(metavar="SPARQL", help="A SELECT, ASK, CONSTRUCT or DESCRIBE query.")],
+    workspace: WorkspaceOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="SPARQL 1.1 JSON results.")] = False,
+) -> None:
+    """Query this workspace's and the global triples (names are kg:NAME); read-only."""
+    from chrysalis.cli.kg_cmd import kg_query_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: kg_query_command(flags, sparql, json_output=json_output)))
+
+
+@kg_app.command("list")
+def kg_list(
+    scope: Annotated[str, typer.Option("--scope", help="workspace | global | all (every scope).")] = "all",
+    workspace: WorkspaceOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """List the triples, oldest first."""
+    from chrysalis.cli.kg_cmd import kg_list_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: kg_list_command(flags, scope=scope, json_output=json_output)))
+
+
 def _guarded(action: Any, *, json_output: bool = False) -> int:
     """Run a command; turn our errors into their message and exit code, Ctrl-C into 130.
 

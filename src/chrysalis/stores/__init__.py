@@ -1,4 +1,4 @@
-"""Persistent state: contexts, sessions, eval outcomes, traces, checkpoints and memories, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, sessions, evals, traces, checkpoints, memories and triples, in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -29,6 +29,7 @@ from chrysalis.stores.checkpoints import (
 from chrysalis.stores.context import Context, ContextStore
 from chrysalis.stores.db import Database
 from chrysalis.stores.evals import EvalStore, ProfileStats
+from chrysalis.stores.knowledge import KnowledgeStore, Triple
 from chrysalis.stores.memory import Memory, MemoryHit, MemoryStore, Recall
 from chrysalis.stores.patterns import Pattern, PatternStore
 from chrysalis.stores.sessions import SessionInfo, SessionStore, UnknownSession
@@ -47,6 +48,7 @@ __all__ = [
     "Context",
     "ContextStore",
     "EvalStore",
+    "KnowledgeStore",
     "Memory",
     "MemoryHit",
     "MemoryStore",
@@ -60,6 +62,7 @@ __all__ = [
     "SnapshotUnavailable",
     "Stores",
     "TraceStore",
+    "Triple",
     "UndoReport",
     "UnknownSession",
 ]
@@ -80,6 +83,8 @@ class Stores:
     sessions: SessionStore
     memory: MemoryStore
     """Ranks by words until a caller attaches an embedder (``with_embedder``); embedders live in ``chrysalis.llm``."""
+    knowledge: KnowledgeStore
+    """The knowledge graph's triples (semantic mode); queried through a short-lived rdflib graph."""
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -113,6 +118,7 @@ class Stores:
             patterns=PatternStore(db),
             sessions=SessionStore(db),
             memory=MemoryStore(db),
+            knowledge=KnowledgeStore(db),
         )
 
     def close(self) -> None:

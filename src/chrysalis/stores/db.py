@@ -115,6 +115,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             memory_id INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE, space TEXT NOT NULL,
             vector BLOB NOT NULL)""",
     ),
+    (
+        # Seed 000's knowledge graph (stores/knowledge.py): triples per scope, as memories are. Subject and
+        # predicate are IRIs; the object is an IRI, or a plain text when `literal` is 1. Ids are never reused.
+        # IF NOT EXISTS: a branch's database that made the table under another number upgrades too.
+        """CREATE TABLE IF NOT EXISTS triples (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, subject TEXT NOT NULL,
+            predicate TEXT NOT NULL, object TEXT NOT NULL, literal INTEGER NOT NULL, created_at REAL NOT NULL,
+            UNIQUE (scope, subject, predicate, object, literal))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
