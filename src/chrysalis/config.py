@@ -24,6 +24,7 @@ __all__ = [
     "DB_FILENAME",
     "DEFAULT_MODEL",
     "LEVEL_NAMES",
+    "MIN_SUBSCRIPTION_CHARS",
     "MODES",
     "PROFILES",
     "TOOL_PROFILES",
@@ -43,6 +44,8 @@ TELEMETRY: tuple[str, ...] = ("off", "console", "otlp")
 """Where run spans go (``Settings.telemetry``)."""
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
+MIN_SUBSCRIPTION_CHARS = 1000
+"""The smallest ``subscription_chars`` other than 0: a heading, a little content and the cut marker."""
 LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}
 """The security levels (seed 000); ``chrysalis.tools.policy`` says what each allows."""
 TOOL_PROFILES: dict[str, tuple[str, ...] | None] = {
@@ -131,6 +134,9 @@ class Settings:
     """The durable runtime's database: ``postgresql://...`` for many workers; unset means SQLite under ``home``."""
     memory_tokens: int = 400
     """Most tokens (four characters each) of saved memories that match the task in a run's system prompt; 0 for none."""
+    subscription_chars: int = 6000
+    """Most characters of the conversation's subscriptions (files, globs, memory queries) in a run's system prompt,
+    headings and the cut marker included; 0 leaves them out (they stay subscribed)."""
     permissions: tuple[tuple[str, str, str], ...] = ()
     """Permission rules as (action, rule, source), from every config file, env and flags together."""
     compact_at: float = 0.7
@@ -161,7 +167,7 @@ KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
     "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url", "telemetry",
-    "compact_at", "memory_tokens",
+    "compact_at", "memory_tokens", "subscription_chars",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -176,6 +182,8 @@ _ALLOWED: dict[str, str] = {
     "timeout": "a positive number of seconds",
     "max_steps": "a positive integer",
     "memory_tokens": "a whole number of tokens, 0 or more (0 leaves memories out of the prompt)",
+    "subscription_chars": f"0 (subscriptions left out of the prompt) or a whole number of characters from "
+    f"{MIN_SUBSCRIPTION_CHARS}, e.g. 6000",
     "workspace": "an existing folder",
     "yes": "true or false",
     "protect_tests": "true or false",
@@ -368,6 +376,14 @@ def _as_int_in(low: int, high: int | None) -> Any:
     return convert
 
 
+def _as_subscription_chars(value: Any) -> int:
+    """0, or enough characters for the section's heading, one item and the cut marker."""
+    number = int(_as_int_in(0, None)(value))
+    if 0 < number < MIN_SUBSCRIPTION_CHARS:
+        raise ValueError("")
+    return number
+
+
 def _as_fraction(low: float, high: float) -> Any:
     def convert(value: Any) -> float:
         if isinstance(value, bool):
@@ -514,6 +530,7 @@ _COERCERS: dict[str, Any] = {
     "timeout": _as_optional_float(0.0, strict=True),
     "max_steps": _as_int_in(1, None),
     "memory_tokens": _as_int_in(0, None),
+    "subscription_chars": _as_subscription_chars,
     "workspace": _as_workspace,
     "yes": _as_bool,
     "protect_tests": _as_bool,

@@ -26,6 +26,7 @@ from chrysalis.tools.registry import builtin_tools
 
 KG = {"kg_add", "kg_query", "kg_remove"}
 MEMORY = {"remember", "recall", "forget"}
+SUBSCRIPTIONS = {"subscribe", "unsubscribe"}
 READS = {"read_file", "list_dir", "find", "grep", "git_status", "git_diff", "git_log", "system_stats"}
 SUBAGENTS = {"spawn_agent", "agent_status", "cancel_agent"}
 
@@ -148,14 +149,14 @@ def test_an_empty_graph_says_so_and_a_wrong_remove_says_how_to_look(workspace: P
 def test_semantic_mode_offers_reading_memory_and_graph_tools_and_nothing_that_writes_or_runs(workspace: Path) -> None:
     writer = Recorder([("write_file", {"path": "notes.md", "content": "x"}), ("shell", {"command": "touch x"})])
     run(workspace, "write down what you learn", writer, mode="semantic", level="3", yes="true")
-    assert set(writer.offered[0]) == READS | MEMORY | KG | SUBAGENTS
+    assert set(writer.offered[0]) == READS | MEMORY | KG | SUBSCRIPTIONS | SUBAGENTS
     assert unknown_tools(writer) == ["write_file", "shell"]  # refused: they are not tools of this run
     assert not (workspace / "notes.md").exists() and not (workspace / "x").exists()
     assert "kg_add(" in writer.instructions[0] and "kg:NAME" in writer.instructions[0]
 
-    local = Recorder([])  # the embedded model's coder profile: its read tools, memory and the graph
+    local = Recorder([])  # the embedded model's coder profile: its read tools, memory, the graph, subscriptions
     run(workspace, "map the modules", local, mode="semantic", profile="coder")
-    assert set(local.offered[0]) == {"read_file", "list_dir", "grep"} | MEMORY | KG
+    assert set(local.offered[0]) == {"read_file", "list_dir", "grep"} | MEMORY | KG | SUBSCRIPTIONS
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,9 @@ Each parser may fail only with its documented error, which the caller turns into
 - tool-call JSON (a tool's arguments, validated by ``ToolSpec``): a ``ToolResult``, never an exception;
 - the text tool protocol (``llm/text_format.py``): ``parse_reply`` returns a call, an answer or
   ``Malformed``; ``AnswerStream`` takes any pieces;
-- config files and ``CHRYSALIS_*`` variables (``config.py``): ``Settings`` or ``ConfigError``.
+- config files and ``CHRYSALIS_*`` variables (``config.py``): ``Settings`` or ``ConfigError``;
+- subscription targets (``agent/subscriptions.py``): ``BadSubscription``; what an accepted one reads
+  is inside the workspace.
 
 Example counts stay modest (``max_examples`` 150) so the suite stays fast; no example database is
 written (``database=None``), so runs leave nothing in the checkout.
@@ -21,6 +23,7 @@ import itertools
 import json
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +32,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chrysalis.agent.subscription_prompt import read, section
+from chrysalis.agent.subscriptions import BadSubscription, parse_target
 from chrysalis.config import KEYS, Settings, env_var, load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.llm.text_format import AnswerStream, FinalAnswer, Malformed, ToolCall, parse_reply
+from chrysalis.stores import Stores, Subscription
 from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.files import edit_file, list_dir, read_file, write_file
 from chrysalis.tools.patch import apply_hunks, apply_patch, parse_patch
@@ -165,6 +171,39 @@ def test_resolve_never_escapes_and_fails_only_with_tool_error(
         for part in parts:  # no symlink on the way, not even one that stays inside
             here = here / part
             assert not here.is_symlink()
+
+
+# -- Subscription targets -----------------------------------------------------------------------------
+
+TARGETS = st.one_of(
+    PATHS,
+    st.lists(st.one_of(_PARTS, st.sampled_from(["*", "**", "*.txt", "?", "[ab]*", "[!a]*", "**.py"])), max_size=6)
+    .map("/".join),
+    st.builds(lambda query: "memory:" + query, st.text(max_size=30)),
+    st.builds(lambda path: f"'{path}'", PATHS),
+)  # fmt: skip
+"""Subscription targets a person or a model might give: paths, globs, quoted ones, memory queries."""
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
+    with Stores.open(tmp_path_factory.mktemp("props-home")) as opened:
+        yield opened
+
+
+@PROPS
+@given(target=TARGETS)
+def test_a_subscription_target_is_refused_or_reads_only_the_workspace(tree: Tree, stores: Stores, target: str) -> None:
+    try:
+        kind, stored = parse_target(target, tree.ws)
+    except BadSubscription:
+        return
+    reading = read(Subscription(1, kind, stored, 0.0), tree.ws, stores.memory)
+    for item in reading.items:
+        assert SECRET not in (item.content or "") and SECRET not in item.note
+        if kind != "memory":
+            assert (tree.ws / item.source).resolve().is_relative_to(tree.ws)
+    assert SECRET not in section([reading], 6000).text
 
 
 # -- Unified diffs ----------------------------------------------------------------------------------

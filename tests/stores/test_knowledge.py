@@ -11,7 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from chrysalis.stores import KnowledgeStore, Stores
-from chrysalis.stores.db import SCHEMA_VERSION
+from chrysalis.stores.db import MIGRATIONS, SCHEMA_VERSION
 from chrysalis.stores.knowledge import (
     MAX_LITERAL_CHARS,
     MAX_TERM_CHARS,
@@ -74,10 +74,11 @@ def test_triples_survive_closing_and_reopening_the_home(home: Path) -> None:
 
 def test_a_database_of_the_previous_schema_gains_the_triples_table(home: Path) -> None:
     Stores.open(home).close()
+    before = next(n for n, statements in enumerate(MIGRATIONS) if "TABLE IF NOT EXISTS triples" in statements[0])
     conn = sqlite3.connect(home / "chrysalis.db")
     with conn:
         conn.execute("DROP TABLE triples")
-        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION - 1,))
+        conn.execute("UPDATE schema_version SET version = ?", (before,))
     conn.close()
     with Stores.open(home) as stores:
         stores.knowledge.add("a", "b", "c", WS)

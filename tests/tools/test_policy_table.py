@@ -11,6 +11,7 @@ import pytest
 
 from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.memory_tools import memory_tools
+from chrysalis.agent.subscriptions import Subscriptions, subscription_tools
 from chrysalis.config import LEVEL_NAMES, MODES
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
@@ -19,7 +20,14 @@ from chrysalis.tools.registry import builtin_tools
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 with tempfile.TemporaryDirectory() as _home, Stores.open(Path(_home)) as _stores:
-    TOOLS = builtin_tools() | memory_tools(_stores.memory) | kg_tools(_stores.knowledge)  # specs only: no call runs
+    _subscriptions = Subscriptions(_stores.subscriptions, Path(_home))
+    # the specs only: no call runs here
+    TOOLS = (
+        builtin_tools()
+        | memory_tools(_stores.memory)
+        | kg_tools(_stores.knowledge)
+        | subscription_tools(_subscriptions)
+    )
 DOC_WRITES: dict[str, dict[str, Any]] = {
     "write_file": {"path": "docs/plan.md", "content": "x"},
     "edit_file": {"path": "docs/plan.md", "old_text": "a", "new_text": "b"},

@@ -1,4 +1,4 @@
-"""One conversation with the agent: its messages, the stored session they are saved to, and its summary.
+"""One conversation with the agent: its messages, the stored session they are saved to, its summary and subscriptions.
 
 ``AgentSession`` runs tasks; this keeps what the tasks say to each other. The messages go to the
 session store (``stores/sessions.py``) after every step and when a run ends however it ends, so
@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chrysalis.agent.subscriptions import Subscriptions
 from chrysalis.errors import UsageError
 from chrysalis.stores import SessionInfo, Stores, UnknownSession
 from chrysalis.stores.context import Context
@@ -42,12 +43,15 @@ class Conversation:
         """How many of the messages the session store holds already (only those after are written)."""
         self._title: str | None = None
         """The first task of a session ``begin`` named but did not store yet (it is stored with its first message)."""
+        self.subscriptions = Subscriptions(stores.subscriptions, workspace)
+        """What every task of the conversation sees fresh (``agent/subscriptions.py``); kept with its session."""
 
     def begin(self, task: str) -> str:
         """The session's id, named on the conversation's first run with ``task`` as its title.
 
         Its row is written with the first message, so a run that fails before its first step (a bad
-        model name) leaves no empty session behind.
+        model name) leaves no empty session behind; subscriptions made before (``/subscribe`` before
+        the first task, ``run --subscribe``) are stored with it.
         """
         if self.session_id is None:
             self.session_id, self._title, self._stored = new_id(), task, 0
@@ -81,7 +85,7 @@ class Conversation:
         return info
 
     def fork(self, ref: str) -> SessionInfo:
-        """Go on in a new session that starts with a copy of session ``ref``'s messages and summary.
+        """Go on in a new session that starts with a copy of session ``ref``'s messages, summary and subscriptions.
 
         Raises:
             UsageError: no session matches ``ref``, or it belongs to another workspace.
@@ -91,6 +95,7 @@ class Conversation:
         summary = self.stores.context.load(_context_of(original.id)).compacted_summary
         if summary:
             self.stores.context.save(Context(compacted_summary=summary), _context_of(info.id))
+        self.stores.subscriptions.copy(original.id, info.id)
         self._load(info)
         return info
 
@@ -130,6 +135,7 @@ class Conversation:
             return False
         self.stores.sessions.create(self.workspace, self._title, session_id=self.session_id)
         self._title = None
+        self.subscriptions.attach(self.session_id)
         return True
 
     def tokens(self) -> int:
@@ -149,7 +155,10 @@ class Conversation:
         return info
 
     def _load(self, info: SessionInfo) -> None:
-        """Make ``info``'s stored messages and summary this conversation's."""
+        """Make ``info``'s stored messages, summary and subscriptions this conversation's.
+
+        Subscriptions made before this conversation had a session are added to ``info``'s.
+        """
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         stored = ModelMessagesTypeAdapter.validate_python(self.stores.sessions.messages(info.id))
@@ -158,6 +167,7 @@ class Conversation:
         self._stored = 0  # the repaired history is saved whole at the next step
         self.summary = self.stores.context.load(_context_of(info.id)).compacted_summary
         self._title = None
+        self.subscriptions.attach(info.id)
 
 
 def runnable(messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -40,6 +40,7 @@ def build_system_prompt(
     guidance: str = "",
     skills: str = "",
     summary: str = "",
+    subscriptions: str = "",
     memories: str = "",
 ) -> str:
     """Assemble the system prompt for one run in ``workspace``.
@@ -48,6 +49,8 @@ def build_system_prompt(
     ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``);
     ``skills`` is the skills' names and descriptions (``SkillSet.prompt_section``), never their bodies;
     ``summary`` is what compaction kept of the conversation's older turns (``agent/compaction.py``);
+    ``subscriptions`` is the fresh content of the conversation's subscriptions (``agent/subscription_prompt.py``),
+    which changes only when what they follow changes;
     ``memories`` is the section of saved memories that match the task (``agent.memory_tools.memory_prompt``),
     put last so that what comes before it is the same from task to task (a prefix the model's cache keeps).
     """
@@ -71,6 +74,8 @@ def build_system_prompt(
         sections.append("Files in the workspace:\n" + listing)
     if summary.strip():  # changes only when the conversation is compacted
         sections.append("Summary of the earlier conversation (compacted):\n" + summary.strip())
+    if subscriptions.strip():  # changes when a followed file or memory does: after the summary, before the memories
+        sections.append(subscriptions.strip())
     if memories.strip():  # last: it changes with the task, the sections above stay a shared prefix
         sections.append(memories.strip())
     return "\n\n".join(sections)

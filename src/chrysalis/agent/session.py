@@ -32,6 +32,7 @@ from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.skills import discover_skills
 from chrysalis.agent.subagents import SubAgents
+from chrysalis.agent.subscriptions import subscription_tools
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, UsageError
@@ -113,6 +114,8 @@ class AgentSession:
         self.total_cost_usd = 0.0
         self.total_tokens = 0
         self.last_run_id: str | None = None
+        self._subscribed = ("", "")
+        """(run id, its subscriptions' prompt section): read once per run, so a refine step shows the same."""
 
     @property
     def model(self) -> Model:
@@ -401,7 +404,7 @@ class AgentSession:
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
                                      guidance=plan.guidance, skills=skills.prompt_section(),
                                      summary=self.conversation.summary if self.parent_run_id is None else "",
-                                     memories=memories)  # fmt: skip
+                                     subscriptions=self._subscriptions(run_id, memory), memories=memories)  # fmt: skip
         offered = (self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
                    | self._memory(memory))  # fmt: skip
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
@@ -417,13 +420,24 @@ class AgentSession:
                         model_name=model_name)  # fmt: skip
 
     def _memory(self, memory: MemoryStore) -> dict[str, ToolSpec]:
-        """The memory and knowledge graph tools, for the ``all`` profile and semantic mode.
+        """The memory, knowledge graph and subscription tools, for the ``all`` profile and semantic mode.
 
-        Not for the other profiles: a 1.5B model picks better among its six coding tools.
+        Not for the other profiles: a 1.5B model picks better among its six coding tools. Subscriptions
+        belong to a stored conversation, so sub-agents and durable runs get none.
         """
         if self._tools_given or (self.profile != "all" and self.settings.mode != "semantic"):
             return {}
-        return memory_tools(memory) | kg_tools(self.stores.knowledge)
+        subscriptions = subscription_tools(self.conversation.subscriptions) if self._saves_steps() else {}
+        return memory_tools(memory) | kg_tools(self.stores.knowledge) | subscriptions
+
+    def _subscriptions(self, run_id: str, memory: MemoryStore) -> str:
+        """The run's section of the conversation's subscriptions, read fresh once per run (``agent/subscriptions``)."""
+        if not self._saves_steps():
+            return ""
+        if self._subscribed[0] != run_id:
+            text = self.conversation.subscriptions.prompt_section(memory, self.settings.subscription_chars)
+            self._subscribed = (run_id, text)
+        return self._subscribed[1]
 
     def _repair(self, run_id: str) -> dict[str, ToolSpec]:
         """The ``repair`` tool, for coding profiles whose model can be sampled directly and whose level may write."""

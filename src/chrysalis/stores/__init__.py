@@ -1,4 +1,6 @@
-"""Persistent state: contexts, sessions, evals, traces, checkpoints, memories and triples, in ``$CHRYSALIS_HOME``.
+"""Persistent state: contexts, sessions, evals, traces, checkpoints, memories, triples and subscriptions.
+
+All of it lives in ``$CHRYSALIS_HOME``.
 
 ``Stores.open(home)`` is the one entry point: it opens ``chrysalis.db`` (SQLite, write-ahead
 logging, safe for several processes at once) and ``traces.jsonl``, and hands out one store per
@@ -33,6 +35,7 @@ from chrysalis.stores.knowledge import KnowledgeStore, Triple
 from chrysalis.stores.memory import Memory, MemoryHit, MemoryStore, Recall
 from chrysalis.stores.patterns import Pattern, PatternStore
 from chrysalis.stores.sessions import SessionInfo, SessionStore, UnknownSession
+from chrysalis.stores.subscriptions import Subscription, SubscriptionStore
 from chrysalis.stores.traces import RunSummary, TraceStore
 
 __all__ = [
@@ -61,6 +64,8 @@ __all__ = [
     "SessionStore",
     "SnapshotUnavailable",
     "Stores",
+    "Subscription",
+    "SubscriptionStore",
     "TraceStore",
     "Triple",
     "UndoReport",
@@ -85,6 +90,8 @@ class Stores:
     """Ranks by words until a caller attaches an embedder (``with_embedder``); embedders live in ``chrysalis.llm``."""
     knowledge: KnowledgeStore
     """The knowledge graph's triples (semantic mode); queried through a short-lived rdflib graph."""
+    subscriptions: SubscriptionStore
+    """What each session asked to see fresh at every task (``agent/subscriptions.py`` reads and shows it)."""
 
     @classmethod
     def open(cls, home: Path) -> Stores:
@@ -119,6 +126,7 @@ class Stores:
             sessions=SessionStore(db),
             memory=MemoryStore(db),
             knowledge=KnowledgeStore(db),
+            subscriptions=SubscriptionStore(db),
         )
 
     def close(self) -> None:

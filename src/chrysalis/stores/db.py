@@ -124,6 +124,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             predicate TEXT NOT NULL, object TEXT NOT NULL, literal INTEGER NOT NULL, created_at REAL NOT NULL,
             UNIQUE (scope, subject, predicate, object, literal))""",
     ),
+    (
+        # Seed 002's subscriptions (stores/subscriptions.py): per session, ids counted per session and never
+        # given twice (a removed one stays, marked); `seen` is what the last task was shown (JSON).
+        # IF NOT EXISTS: a branch's database that made the table under another number upgrades too.
+        """CREATE TABLE IF NOT EXISTS subscriptions (
+            session_id TEXT NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,
+            created_at REAL NOT NULL, removed_at REAL, seen TEXT, PRIMARY KEY (session_id, id))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
