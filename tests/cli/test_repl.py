@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from pydantic_ai.messages import ModelRequest
 from rich.console import Console
 
 from chrysalis.agent.session import AgentSession
@@ -21,8 +22,9 @@ def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, i
 
 
 def test_design_slash_commands_are_all_there() -> None:
-    expected = "/help /mode /level /priority /model /context /compact /undo /cost /evolve /resume /fork /exit".split()
-    assert list(SLASH_COMMANDS) == expected  # DESIGN.md's, and issue 16's /resume and /fork
+    expected = ("/help /mode /level /priority /model /context /compact /undo /cost /evolve /resume /fork /subscribe "
+                "/unsubscribe /exit").split()  # fmt: skip
+    assert list(SLASH_COMMANDS) == expected  # DESIGN.md's, and issue 16's /resume, /fork, /subscribe, /unsubscribe
 
 
 def test_resume_lists_and_picks_a_session_and_fork_branches_this_one(workspace: Path) -> None:
@@ -87,3 +89,54 @@ def test_unknown_command_and_exit(workspace: Path) -> None:
     assert repl.handle("/undo")  # nothing to undo: explained, the session goes on
     assert "nothing" in out.getvalue().lower()
     assert repl.handle("/exit") is False
+
+
+def test_subscribe_lists_adds_and_unsubscribe_removes_with_clear_errors(workspace: Path) -> None:
+    script = Script([final("ok")])
+    repl, out = make_repl(workspace, script)
+    repl.handle("/subscribe")
+    assert "No subscriptions: /subscribe PATH" in out.getvalue()
+    repl.handle("/subscribe calc.py")
+    assert (
+        "subscribed [1] calc.py: its fresh content goes into the prompt at the start of every task (stored with "
+        "the session its first task starts)" in out.getvalue()
+    )
+    repl.handle("/subscribe memory:release steps")
+    repl.handle("/subscribe docs/*.md")
+    assert "warning: 'docs/*.md' matches no file now; kept" in out.getvalue()
+    repl.handle("/subscribe ../etc/passwd")
+    assert "/subscribe ../etc/passwd: '../etc/passwd' uses '..' to leave the workspace" in out.getvalue()
+    repl.handle("/subscribe calc.py")
+    assert "already subscribed as [1] calc.py" in out.getvalue()
+
+    repl.handle("what does subtract do?")
+    request = script.seen[0][-1]
+    assert isinstance(request, ModelRequest)
+    instructions = request.instructions or ""
+    assert "[1] calc.py" in instructions and "return a + b" in instructions
+    stored = repl.session.stores.subscriptions.active(repl.session.session_id or "")
+    assert [s.label for s in stored] == ["calc.py", "memory:release steps", "docs/*.md"]
+
+    repl.handle("/subscribe")
+    listing = out.getvalue().rsplit("already subscribed", 1)[1]
+    size = len((workspace / "calc.py").read_text())
+    assert "[1] calc.py  modified " in listing and f"· {size:,} characters" in listing
+    assert "[2] memory:release steps  no memory matches now · 0 characters" in listing
+    assert "[3] docs/*.md  no file matches now · 0 characters" in listing
+    assert f"{size:,} characters in all; a task's prompt takes up to 6,000 (subscription_chars)." in listing
+
+    repl.handle("/fork")  # the fork's conversation keeps them, same ids
+    assert "2 messages, 3 subscriptions (/subscribe lists them); session" in out.getvalue()
+    repl.handle("/unsubscribe 7")
+    assert (
+        "/unsubscribe 7: no subscription 7 in this conversation (it has: [1] calc.py, [2] memory:release steps, "
+        "[3] docs/*.md)" in out.getvalue()
+    )
+    repl.handle("/unsubscribe")
+    assert "usage: /unsubscribe ID|all" in out.getvalue()
+    repl.handle("/unsubscribe 2")
+    assert "unsubscribed [2] memory:release steps" in out.getvalue()
+    repl.handle("/unsubscribe all")
+    assert "unsubscribed [1] calc.py" in out.getvalue() and "unsubscribed [3] docs/*.md" in out.getvalue()
+    assert repl.session.conversation.subscriptions.active() == []
+    repl.session.close()

@@ -114,4 +114,4 @@ def test_a_bad_session_flag_in_json_mode_is_one_error_line(workspace: Path) -> N
 def test_the_help_names_the_session_flags() -> None:
     done = subprocess.run([*CHRYSALIS, "run", "--help"], capture_output=True, text=True, check=True,
                           env={**os.environ, "COLUMNS": "200"})  # fmt: skip
-    assert all(flag in done.stdout for flag in ("--continue", "--resume", "--fork"))
+    assert all(flag in done.stdout for flag in ("--continue", "--resume", "--fork", "--subscribe"))

@@ -159,6 +159,14 @@ def run(
     fork: Annotated[
         str | None, typer.Option("--fork", help="Start a new session from a copy of session ID's conversation.")
     ] = None,
+    subscribe: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--subscribe",
+            metavar="TARGET",
+            help="Show this file, glob or memory:QUERY fresh at every task of the session (repeatable).",
+        ),
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
@@ -166,8 +174,8 @@ def run(
     from chrysalis.cli.daemon_client import run_through_daemon
     from chrysalis.config import chrysalis_home
 
-    conversation = Conversation(continue_latest=continue_, resume=resume, fork=fork)
-    if durable and conversation.given:
+    conversation = Conversation(continue_latest=continue_, resume=resume, fork=fork, subscribe=tuple(subscribe or ()))
+    if durable and (conversation.given or conversation.subscribe):
         raise typer.Exit(_guarded(conversation.refuse_durable, json_output=json_output))
     if durable:
         from chrysalis.cli.queue_cmd import durable_run_command

@@ -1,4 +1,6 @@
-"""Which conversation a run goes on with: ``--continue``, ``--resume ID``, ``--fork ID``, or a new one.
+"""Which conversation a run goes on with, and what it subscribes to (``--subscribe TARGET``).
+
+``--continue``, ``--resume ID``, ``--fork ID``, or none of them for a new one.
 
 Kept apart from ``run_cmd`` so that ``chrysalis run`` can check the flags before it imports the
 agent (the warm daemon takes the run otherwise).
@@ -25,6 +27,8 @@ class Conversation:
     continue_latest: bool = False
     resume: str | None = None
     fork: str | None = None
+    subscribe: tuple[str, ...] = ()
+    """``--subscribe`` targets (files, globs, ``memory:`` queries), added to the conversation's subscriptions."""
 
     @property
     def given(self) -> bool:
@@ -43,11 +47,14 @@ class Conversation:
             raise UsageError(f"{' and '.join(given)} each pick a conversation: give one of them.")
 
     def refuse_durable(self) -> int:
-        """``--durable`` runs start a new conversation on a worker; a session's messages do not go with them.
+        """``--durable`` runs start a new conversation on a worker; a session's messages and subscriptions stay here.
 
         Raises:
             UsageError: always.
         """
+        if self.subscribe and not self.given:
+            raise UsageError("--durable starts a new conversation on a worker, without subscriptions: drop "
+                             "--subscribe, or drop --durable.")  # fmt: skip
         raise UsageError("--durable starts a new conversation: drop --continue, --resume or --fork, or drop --durable.")
 
     def open(self, session: AgentSession) -> SessionInfo | None:
@@ -64,3 +71,22 @@ class Conversation:
         if self.fork is not None:
             return session.fork(self.fork)
         return None
+
+    def add_subscriptions(self, session: AgentSession) -> tuple[str, ...]:
+        """Subscribe ``session``'s conversation to the ``--subscribe`` targets; returns warnings to show.
+
+        All are checked before any is added, so a bad one leaves the conversation as it was.
+
+        Raises:
+            UsageError: a target cannot be subscribed (outside the workspace, missing, a folder, ...).
+        """
+        from chrysalis.agent.subscriptions import BadSubscription, parse_target
+
+        subscriptions = session.conversation.subscriptions
+        try:
+            for target in self.subscribe:
+                parse_target(target, subscriptions.workspace)
+        except BadSubscription as exc:
+            raise UsageError(f"--subscribe {target}: {exc}") from None
+        added = [subscriptions.add(target) for target in self.subscribe]
+        return tuple(f"--subscribe {item.subscription.label}: {item.warning}" for item in added if item.warning)

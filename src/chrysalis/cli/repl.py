@@ -13,14 +13,16 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.skills import discover_skills
+from chrysalis.agent.subscriptions import BadSubscription
 from chrysalis.cli.render import RichRenderer, print_warnings
 from chrysalis.config import MODES, load_settings
-from chrysalis.errors import ChrysalisError, ConfigError
+from chrysalis.errors import ChrysalisError, ConfigError, UsageError
 
-__all__ = ["SLASH_COMMANDS", "Repl", "repl_command"]
+__all__ = ["SLASH_COMMANDS", "Repl", "repl_command", "show_subscriptions"]
 
 SLASH_COMMANDS: dict[str, str] = {
     "/help": "show this help",
@@ -35,6 +37,9 @@ SLASH_COMMANDS: dict[str, str] = {
     "/evolve": "learn lessons from failed runs; kept only if a judge scores them better (/evolve history)",
     "/resume": "go on with an earlier session of this folder: /resume ID (without ID: list them)",
     "/fork": "go on in a copy of a session's conversation: /fork ID (without ID: this one), the original stays",
+    "/subscribe": "show a file, glob or memory query fresh at every task: /subscribe src/app.py | src/**/*.py | "
+    "memory:QUERY (without one: list them, with their sizes)",
+    "/unsubscribe": "stop showing a subscription: /unsubscribe ID|all",
     "/exit": "leave (Ctrl-D works too)",
 }
 
@@ -49,6 +54,7 @@ class Repl:
             "/help": self._help, "/mode": self._mode, "/level": self._level, "/priority": self._priority,
             "/model": self._model, "/context": self._context, "/compact": self._compact, "/undo": self._undo,
             "/cost": self._cost, "/evolve": self._evolve, "/resume": self._resume, "/fork": self._fork,
+            "/subscribe": self._subscribe, "/unsubscribe": self._unsubscribe,
         }  # fmt: skip
 
     def handle(self, line: str) -> bool:
@@ -69,7 +75,7 @@ class Repl:
         try:
             handler(argument.strip())
         except ChrysalisError as exc:
-            self.console.print(f"[red]{exc}[/red]")
+            self.console.print(Text(str(exc), style="red"))  # not markup: a message may quote '[1]' or a glob's '[ab]'
         return True
 
     def _run_task(self, task: str) -> None:
@@ -148,7 +154,8 @@ class Repl:
             self._list_sessions()
             return
         info = self.session.resume(argument, flag="/resume")
-        self.console.print(f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages")
+        self.console.print(f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages"
+                           f"{self._subscription_count()}", markup=False)  # fmt: skip
 
     def _fork(self, argument: str) -> None:
         source = argument or self.session.session_id
@@ -156,8 +163,44 @@ class Repl:
             self.console.print("Nothing to fork yet: run a task first, or /fork ID (see /resume for the IDs).")
             return
         info = self.session.fork(source)
-        self.console.print(f"forked session {source} into {info.id}: {len(self.session.history)} messages; "
-                           f"session {source} stays as it was")  # fmt: skip
+        self.console.print(f"forked session {source} into {info.id}: {len(self.session.history)} messages"
+                           f"{self._subscription_count()}; session {source} stays as it was", markup=False)  # fmt: skip
+
+    def _subscription_count(self) -> str:
+        """``, 2 subscriptions`` (``/subscribe`` lists them), or nothing when there are none."""
+        count = len(self.session.conversation.subscriptions.active())
+        return f", {count} subscription{'s' if count != 1 else ''} (/subscribe lists them)" if count else ""
+
+    def _subscribe(self, argument: str) -> None:
+        if not argument:
+            show_subscriptions(self.session, self.console)
+            return
+        try:
+            added = self.session.conversation.subscriptions.add(argument)
+        except BadSubscription as exc:
+            raise UsageError(f"/subscribe {argument}: {exc}") from None
+        sub, stored = added.subscription, self.session.conversation.subscriptions.session_id is not None
+        if not added.new:
+            self.console.print(f"already subscribed as [{sub.id}] {sub.label}", markup=False)
+        else:
+            later = "" if stored else " (stored with the session its first task starts)"
+            self.console.print(f"subscribed [{sub.id}] {sub.label}: its fresh content goes into the prompt at the "
+                               f"start of every task{later}", markup=False)  # fmt: skip
+        if added.warning:
+            self.console.print(Text.assemble(("warning: ", "bold yellow"), added.warning))
+
+    def _unsubscribe(self, argument: str) -> None:
+        if not argument:
+            self.console.print("usage: /unsubscribe ID|all (/subscribe lists them)")
+            return
+        try:
+            gone = self.session.conversation.subscriptions.remove(argument)
+        except BadSubscription as exc:
+            raise UsageError(f"/unsubscribe {argument}: {exc}") from None
+        if not gone:
+            self.console.print("No subscriptions to remove.")
+        for sub in gone:
+            self.console.print(f"unsubscribed [{sub.id}] {sub.label}", markup=False)
 
     def _list_sessions(self) -> None:
         found = self.session.stores.sessions.recent(self.session.settings.workspace, 10)
@@ -184,6 +227,28 @@ class Repl:
             evolve_command(self.session.settings, EvolveOptions(), self.console, history=history, rollback=rollback)
         except ChrysalisError as exc:
             self.console.print(f"[red]{exc}[/red]")
+
+
+def show_subscriptions(session: AgentSession, console: Console) -> None:
+    """The conversation's subscriptions, each with what it holds now and its size, and the total against the limit."""
+    from chrysalis.agent.memory_tools import open_memory
+
+    subscriptions = session.conversation.subscriptions
+    readings = subscriptions.readings(open_memory(session.stores))
+    if not readings:
+        console.print("No subscriptions: /subscribe PATH, /subscribe src/**/*.py or /subscribe memory:QUERY adds one.")
+        return
+    for reading in readings:
+        sub = reading.subscription
+        console.print(f"[{sub.id}] {sub.label}  {reading.summary} · {reading.chars:,} characters", markup=False)
+    total, limit = sum(r.chars for r in readings), session.settings.subscription_chars
+    if not limit:
+        shown = "subscription_chars = 0: none goes into the prompt"
+    else:
+        over = "" if total <= limit else "; above that each gets a share, cut with a marker that says so"
+        shown = f"a task's prompt takes up to {limit:,} (subscription_chars){over}"
+    later = "" if subscriptions.session_id else " Stored with the session the first task starts."
+    console.print(f"{total:,} characters in all; {shown}.{later}", markup=False)
 
 
 def _quoted(title: str) -> str:

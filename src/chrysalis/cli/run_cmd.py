@@ -39,9 +39,9 @@ def run_command(
     """Run ``task`` with settings from ``flags``; every error of the run is shown as an ``error`` event.
 
     ``conversation`` says which earlier session the run goes on with (``--continue``, ``--resume``,
-    ``--fork``); without it the run starts a new session. Exit code 0 when the run succeeded (its
-    change passed the project's tests, or nothing could check it), 1 when it failed or its check
-    failed; errors give their own codes.
+    ``--fork``) and what it subscribes to (``--subscribe``); without it the run starts a new session.
+    Exit code 0 when the run succeeded (its change passed the project's tests, or nothing could check
+    it), 1 when it failed or its check failed; errors give their own codes.
     """
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
@@ -56,6 +56,7 @@ def run_command(
     session = AgentSession(settings, approver=approver, on_event=renderer)
     try:
         conversation.open(session)
+        print_warnings(conversation.add_subscriptions(session))
     except ChrysalisError:  # no run began: the message is shown as any usage error is
         session.close()
         raise
