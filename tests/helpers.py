@@ -9,6 +9,7 @@ live in the conftest files and are used by name.
 - Tools: ``WriteLog`` (the ``before_write`` hook that records); the sandboxes: ``SANDBOX_KINDS``, ``sandbox_works``,
   ``processes_with``, ``wait_until_no_process_with``.
 - Fake weights: ``FakeParts``, ``make_info``, ``write_wheel``, ``FetchRecorder``, ``fake_python``.
+- An embeddings endpoint on 127.0.0.1: ``EmbeddingServer``, ``EmbeddingRequest``.
 - The embedded model and the benchmarks: ``E2E_MODEL``, ``REAL_MODEL_CACHE``, ``BENCH``, ``load_bench_module``.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import random
 import re
@@ -26,9 +28,11 @@ import sys
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, TracebackType
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -44,6 +48,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from chrysalis.config import chrysalis_home
+from chrysalis.llm.embeddings import LexicalEmbedder
 from chrysalis.llm.local.catalog import LocalModelInfo
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase
 from chrysalis.llm.testing import ScriptedOpenAIServer
@@ -374,6 +379,83 @@ def fake_python(tmp_path: Path, body: str) -> Path:
     script.write_text(f"#!{sys.executable}\nimport shutil, sys\n{body}\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script
+
+
+# -- An embeddings endpoint on 127.0.0.1 --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmbeddingRequest:
+    """One request ``EmbeddingServer`` received."""
+
+    path: str
+    headers: dict[str, str]
+    """Names in lower case."""
+    body: dict[str, Any]
+
+
+class EmbeddingServer:
+    """A bounded OpenAI-style ``POST /v1/embeddings`` server on 127.0.0.1; use it with ``with``.
+
+    ``respond(body)`` gives ``(status, JSON payload)``. By default each input gets its
+    ``LexicalEmbedder(dim)`` vector, listed in reverse order with its ``index`` (a client must put
+    them back in order). Every request is recorded; the server stops after ``max_seconds``.
+    """
+
+    def __init__(
+        self, respond: Callable[[dict[str, Any]], tuple[int, Any]] | None = None, *, dim: int = 64,
+        max_seconds: float = 60.0,
+    ) -> None:  # fmt: skip
+        self.requests: list[EmbeddingRequest] = []
+        self.respond = respond or self.vectors
+        self.embedder = LexicalEmbedder(dim)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _embedding_handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._timer = threading.Timer(max_seconds, self._server.shutdown)
+        self._timer.daemon = True
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def vectors(self, body: dict[str, Any]) -> tuple[int, Any]:
+        vectors = self.embedder.embed(body["input"])
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        return 200, {"object": "list", "data": data[::-1], "model": body.get("model"), "usage": {"prompt_tokens": 1}}
+
+    def __enter__(self) -> EmbeddingServer:
+        self._thread.start()
+        self._timer.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._timer.cancel()
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _embedding_handler(server: EmbeddingServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.loads(raw or b"{}")
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            server.requests.append(EmbeddingRequest(self.path, headers, body))
+            status, payload = server.respond(body) if self.path == "/v1/embeddings" else (404, {"error": "no"})
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+    return Handler
 
 
 # -- The embedded model and the benchmarks -----------------------------------------------------------

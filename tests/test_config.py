@@ -106,3 +106,37 @@ def test_every_tool_profile_names_real_tools_and_is_a_valid_setting() -> None:
     for profile, names in TOOL_PROFILES.items():
         assert load_settings({"profile": profile}, environ=env()).profile == profile
         assert names is None or set(names) <= set(builtin_tools())
+
+
+def test_embeddings_default_to_lexical_and_take_the_embedded_model_or_a_provider(workspace: Path) -> None:
+    settings = load_settings({"workspace": workspace}, environ=env())
+    assert (settings.embeddings, settings.sources["embeddings"]) == ("lexical", "default")
+    for given, kept in [(" LOCAL ", "local"), ("local:qwen2.5-coder-0.5b", "local:qwen2.5-coder-0.5b"),
+                        ("openai:text-embedding-3-small", "openai:text-embedding-3-small"),
+                        ("ollama:nomic-embed-text", "ollama:nomic-embed-text")]:  # fmt: skip
+        settings = load_settings({"workspace": workspace}, environ=env(CHRYSALIS_EMBEDDINGS=given))
+        assert (settings.embeddings, settings.sources["embeddings"]) == (kept, "env CHRYSALIS_EMBEDDINGS")
+    on_server = load_settings({"workspace": workspace, "base_url": "http://127.0.0.1:9/v1", "embeddings": "bge-m3"})
+    assert on_server.embeddings == "bge-m3"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("", "empty provider or name"),
+        ("openai:", "empty provider or name"),
+        (":bge", "empty provider or name"),
+        ("anthropic:claude-3-5-haiku-latest", "Anthropic has no embeddings endpoint"),
+        ("bge-m3", "no provider, and no base_url to send it to"),
+        ("acme:embed-1", "no provider, and no base_url to send it to"),
+    ],
+)
+def test_a_bad_embeddings_value_names_where_it_was_set_and_what_is_allowed(
+    workspace: Path, chrysalis_home: Path, value: str, why: str
+) -> None:
+    path = write(chrysalis_home / "config.toml", f"level = 1\nembeddings = {value!r}\n")  # a project's is not trusted
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"workspace": workspace}, environ=env())
+    message = str(caught.value)
+    assert f"{path}:2: bad value {value!r} for 'embeddings'" in message and why in message
+    assert "'lexical' (the default), 'local' or 'local:NAME'" in message and "'openai:NAME'" in message

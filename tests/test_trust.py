@@ -120,3 +120,22 @@ def test_commands_show_the_warning(workspace: Path, chrysalis_home: Path) -> Non
     done = chrysalis("config", "show", cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert "not a trusted folder" in done.stderr
+
+
+def test_an_untrusted_folder_may_not_choose_the_embedder_but_may_keep_the_default(
+    workspace: Path, chrysalis_home: Path
+) -> None:
+    path = _project(workspace, 'embeddings = "openai:text-embedding-3-small"\n')
+    settings = load_settings({"workspace": workspace}, environ=_env())
+    assert settings.embeddings == "lexical"  # the notes are not sent to an endpoint the repository chose
+    (warning,) = settings.warnings
+    assert f"embeddings ({path}:1)" in warning and "chrysalis trust" in warning
+    _project(workspace, 'embeddings = "local"\n')
+    assert load_settings({"workspace": workspace}, environ=_env()).embeddings == "lexical"
+    (chrysalis_home / "config.toml").write_text('embeddings = "local"\n')
+    _project(workspace, 'embeddings = "Lexical"\n')  # narrowing to the default is always allowed
+    narrowed = load_settings({"workspace": workspace}, environ=_env())
+    assert (narrowed.embeddings, narrowed.warnings) == ("lexical", ())
+    assert add_trusted(chrysalis_home / "config.toml", workspace)
+    _project(workspace, 'embeddings = "openai:text-embedding-3-small"\n')
+    assert load_settings({"workspace": workspace}, environ=_env()).embeddings == "openai:text-embedding-3-small"

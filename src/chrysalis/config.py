@@ -23,6 +23,7 @@ from chrysalis.trust import TRUST_KEY, is_trusted, trusted_folders, withhold_unt
 __all__ = [
     "DB_FILENAME",
     "DEFAULT_MODEL",
+    "EMBEDDING_PROVIDERS",
     "LEVEL_NAMES",
     "MIN_SUBSCRIPTION_CHARS",
     "MODES",
@@ -43,6 +44,8 @@ MODES: tuple[str, ...] = get_args(Mode)
 TELEMETRY: tuple[str, ...] = ("off", "console", "otlp")
 """Where run spans go (``Settings.telemetry``)."""
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
+EMBEDDING_PROVIDERS = ("openai", "openrouter", "ollama")
+"""The ``provider:`` prefixes the ``embeddings`` setting accepts: those that speak OpenAI's ``/embeddings``."""
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
 MIN_SUBSCRIPTION_CHARS = 1000
 """The smallest ``subscription_chars`` other than 0: a heading, a little content and the cut marker."""
@@ -137,6 +140,9 @@ class Settings:
     subscription_chars: int = 6000
     """Most characters of the conversation's subscriptions (files, globs, memory queries) in a run's system prompt,
     headings and the cut marker included; 0 leaves them out (they stay subscribed)."""
+    embeddings: str = "lexical"
+    """What turns memories into vectors: ``lexical`` (nothing to load), ``local`` / ``local:NAME`` (the embedded
+    model), or ``provider:NAME`` / a name on ``base_url``'s server (an OpenAI-compatible ``/embeddings`` endpoint)."""
     permissions: tuple[tuple[str, str, str], ...] = ()
     """Permission rules as (action, rule, source), from every config file, env and flags together."""
     compact_at: float = 0.7
@@ -167,7 +173,7 @@ KEYS: tuple[str, ...] = (
     "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
     "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
     "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url", "telemetry",
-    "compact_at", "memory_tokens", "subscription_chars",
+    "compact_at", "memory_tokens", "subscription_chars", "embeddings",
 )  # fmt: skip
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
@@ -184,6 +190,10 @@ _ALLOWED: dict[str, str] = {
     "memory_tokens": "a whole number of tokens, 0 or more (0 leaves memories out of the prompt)",
     "subscription_chars": f"0 (subscriptions left out of the prompt) or a whole number of characters from "
     f"{MIN_SUBSCRIPTION_CHARS}, e.g. 6000",
+    "embeddings": "'lexical' (the default), 'local' or 'local:NAME' (the embedded model), or an embedding model "
+    "of a provider with an OpenAI-compatible endpoint ("
+    + ", ".join(f"'{p}:NAME'" for p in EMBEDDING_PROVIDERS)
+    + ", e.g. 'openai:text-embedding-3-small'), or a model NAME on the server of base_url",
     "workspace": "an existing folder",
     "yes": "true or false",
     "protect_tests": "true or false",
@@ -255,6 +265,7 @@ def load_settings(
     _merge(raw, {k: (v, f"flag --{k.replace('_', '-')}") for k, v in given_flags.items()}, rules)
     raw.setdefault("workspace", (str(workspace), "default (current folder)"))
     values = {key: _coerce(key, value, source) for key, (value, source) in raw.items()}
+    _check_embeddings(values, raw)
     sources = {key: raw[key][1] if key in raw else "default" for key in KEYS}
     sources["home"] = "env CHRYSALIS_HOME" if "CHRYSALIS_HOME" in env else "default"
     return Settings(**values, permissions=tuple(rules), warnings=tuple(warnings), home=home, sources=sources)
@@ -442,6 +453,32 @@ def _as_model_list(value: Any) -> tuple[str, ...]:
     return tuple(models)
 
 
+def _as_embeddings(value: Any) -> str:
+    """``lexical``, ``local``, ``local:NAME``, ``provider:NAME``, or a bare name (checked against base_url later)."""
+    text = value.strip() if isinstance(value, str) else ""
+    if text.lower() in ("lexical", "local"):
+        return text.lower()
+    prefix, sep, name = text.partition(":")
+    if not text or (sep and not (prefix.strip() and name.strip())):
+        raise ValueError("empty provider or name")
+    if prefix == "anthropic":
+        raise ValueError("Anthropic has no embeddings endpoint")
+    return text
+
+
+def _check_embeddings(values: Mapping[str, Any], raw: _Raw) -> None:
+    """A model name without a known provider is a model on ``base_url``'s server, so it needs ``base_url``."""
+    spec = values.get("embeddings")
+    if spec is None or spec in ("lexical", "local") or values.get("base_url"):
+        return
+    if spec.partition(":")[0] in ("local", *EMBEDDING_PROVIDERS):
+        return
+    raise ConfigError(
+        f"{raw['embeddings'][1]}: bad value {spec!r} for 'embeddings' (no provider, and no base_url to send it to). "
+        f"Allowed: {_ALLOWED['embeddings']}."
+    )
+
+
 def _as_url(value: Any) -> str | None:
     text = str(value).strip()
     if not text:
@@ -531,6 +568,7 @@ _COERCERS: dict[str, Any] = {
     "max_steps": _as_int_in(1, None),
     "memory_tokens": _as_int_in(0, None),
     "subscription_chars": _as_subscription_chars,
+    "embeddings": _as_embeddings,
     "workspace": _as_workspace,
     "yes": _as_bool,
     "protect_tests": _as_bool,

@@ -10,7 +10,8 @@ traceback.
     │   └── MissingCredentialsError  a provider needs an API key that is not set
     ├── PolicyDenied               the security level or mode refused an action (exit 3)
     ├── ModelError                 the model provider failed after retries (exit 1)
-    │   └── MalformedReplyError    the model kept replying with output that cannot be parsed
+    │   ├── MalformedReplyError    the model kept replying with output that cannot be parsed
+    │   └── EmbeddingError         the embedder of the ``embeddings`` setting failed; memory falls back to words
     ├── WeightsError               the embedded model's weights are missing or corrupt (exit 2)
     ├── TaskStopped                a limit stopped the run: steps, budget, timeout (exit 1)
     ├── TaskFailed                 the agent finished without success (exit 1)
@@ -38,6 +39,7 @@ __all__ = [
     "EXIT_USAGE",
     "ChrysalisError",
     "ConfigError",
+    "EmbeddingError",
     "InternalError",
     "MalformedReplyError",
     "MetricError",
@@ -109,6 +111,16 @@ class MalformedReplyError(ModelError):
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         """Tokens spent on the unusable replies (prompt and output of every try)."""
+
+
+class EmbeddingError(ModelError):
+    """The embedder that the ``embeddings`` setting names could not turn text into vectors.
+
+    The message names the setting, where it was set, and the fix (a key to set, a server to start,
+    weights to fetch). Memory never loses a note over it: the note is kept and found by its words,
+    and ``chrysalis memory reindex`` gives it a vector once the embedder works (that command exits 2
+    with this message while it does not).
+    """
 
 
 class WeightsError(ChrysalisError):

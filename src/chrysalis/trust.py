@@ -30,9 +30,12 @@ __all__ = [
 
 TRUST_KEY = "trusted_folders"
 """The user-config key listing trusted folders (absolute paths); read from no other file."""
-_WIDENING = ("yes", "base_url", "database_url", "sandbox_network", "unsafe_no_sandbox", "telemetry")
+_WIDENING = ("yes", "base_url", "database_url", "sandbox_network", "unsafe_no_sandbox", "telemetry", "embeddings")
 """Keys an untrusted folder may not set at all: auto-approval, where prompts (or runs and approvals) go, network,
-no sandbox, and sending the runs' spans (tasks, tools) out (telemetry)."""
+no sandbox, sending the runs' spans (tasks, tools) out (telemetry), and choosing the embedder (an endpoint would be
+sent every memory; the embedded model costs a model load)."""
+_HARMLESS: dict[str, tuple[Any, ...]] = {"embeddings": ("lexical",)}
+"""Values of widening keys that widen nothing (besides false and empty ones): the default embedder."""
 _HIGHEST_LEVEL = 3
 
 
@@ -52,7 +55,7 @@ def withhold_untrusted(
     kept = dict(project)
     withheld: list[str] = []
     for key in _WIDENING:
-        if key in kept and kept[key][0] not in (False, None, "false", "0"):
+        if key in kept and not _harmless(key, kept[key][0]):
             withheld.append(f"{key} ({kept.pop(key)[1]})")
     if "level" in kept and baseline_level < _as_level(kept["level"][0]) <= _HIGHEST_LEVEL:
         value, source = kept.pop("level")  # a bad value stays, so that it is reported as one
@@ -63,6 +66,12 @@ def withhold_untrusted(
             kept["permissions"] = ({k: v for k, v in value.items() if k != "allow"}, source)
             withheld.append(f"permissions.allow ({source})")
     return kept, withheld
+
+
+def _harmless(key: str, value: Any) -> bool:
+    """Whether setting ``key`` to ``value`` widens nothing: false, empty, or one of the key's ``_HARMLESS`` values."""
+    shown = value.strip().lower() if isinstance(value, str) else value
+    return shown in (False, None, "false", "0", *_HARMLESS.get(key, ()))
 
 
 def _as_level(value: Any) -> int:

@@ -20,6 +20,7 @@ from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.policy import Policy
+from tests.helpers import EmbeddingServer
 
 NOTE = "The integration tests need the FOO_URL environment variable."
 
@@ -194,7 +195,7 @@ def test_the_prompt_takes_the_best_memories_that_fit_the_budget(tmp_path: Path) 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     with Stores.open(tmp_path / "home") as stores:
-        memory = open_memory(stores)
+        memory = open_memory(stores, load_settings({"workspace": workspace}))
         scope = workspace_scope(workspace)
         long_id = memory.remember("Tests: " + "the tests are slow because of fixtures; " * 8, scope)
         short_id = memory.remember("Tests run with `make test`.", scope)
@@ -212,7 +213,7 @@ def test_the_tools_work_without_a_run(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     with Stores.open(tmp_path / "home") as stores:
-        tools = memory_tools(open_memory(stores))
+        tools = memory_tools(open_memory(stores, load_settings({"workspace": workspace})))
         ctx = ToolContext(workspace=workspace)
         saved = tools["remember"]({"text": "Use uv for installs.", "tags": ["setup"]}, ctx)
         found = tools["recall"]({"query": "installs", "k": 3}, ctx)
@@ -222,3 +223,30 @@ def test_the_tools_work_without_a_run(tmp_path: Path) -> None:
     assert found.ok and found.result.endswith("[1] Use uv for installs.  #setup")
     assert missing.ok and missing.result == "No memory matches."
     assert not bad_k.ok and bad_k.error is not None and "k" in bad_k.error
+
+
+def test_the_embeddings_setting_picks_the_embedder_of_a_run(workspace: Path, chrysalis_home: Path) -> None:
+    with EmbeddingServer() as server:
+        recorder = Recorder([("remember", {"text": NOTE}), ("recall", {"query": "integration tests"})])
+        events = run(workspace, "what do the integration tests need", recorder, embeddings="fake-embed",
+                     base_url=server.base_url)  # fmt: skip
+    (saved, found) = results(events)
+    assert saved == ("remember", True, "Remembered as memory 1 (for this workspace).")
+    assert found[1] and found[2].endswith(f"(ranked by words and meaning):\n[1] {NOTE}")
+    assert {request.body["model"] for request in server.requests} == {"fake-embed"}
+    with Stores.open(chrysalis_home) as stores:
+        spaces = [row["space"] for row in stores.db.read("SELECT space FROM memory_vectors")]
+    assert spaces == ["openai-compatible:fake-embed-64"]
+
+
+def test_a_run_whose_embedder_fails_keeps_the_memory_and_tells_the_model(workspace: Path) -> None:
+    recorder = Recorder([("remember", {"text": NOTE}), ("recall", {"query": "integration tests"})])
+    events = run(workspace, "what do the integration tests need", recorder, embeddings="openai:text-embedding-3-small")
+    (saved, found) = results(events)  # no OPENAI_API_KEY: nothing is sent, the note is kept
+    assert saved[:2] == ("remember", True) and saved[2].startswith(
+        "Remembered as memory 1 (for this workspace). Note: "
+    )
+    assert (
+        "OPENAI_API_KEY" in saved[2] and "embeddings = 'openai:text-embedding-3-small' (flag --embeddings)" in saved[2]
+    )
+    assert found[1] and found[2].endswith(f"(ranked by words only):\n[1] {NOTE}")

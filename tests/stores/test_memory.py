@@ -194,6 +194,69 @@ def test_vectors_of_another_embedder_are_not_compared(stores: Stores, memory: Me
     small = stores.memory.with_embedder(LexicalEmbedder(dim=64))
     found = small.recall("postgress", [WS])
     assert found.ranking == "hybrid" and texts(found) == []
+    assert small.without_vectors() == 1 and small.without_vectors([OTHER]) == 0 and memory.without_vectors() == 0
+
+
+def test_a_failed_embedding_keeps_the_memory_and_says_so_and_reindex_mends_it(
+    stores: Stores, memory: MemoryStore
+) -> None:
+    kept = stores.memory.with_embedder(DownEmbedder()).keep(DB_NOTE, WS, ["db"])
+    assert memory.get(kept.id) is not None and stores.db.read("SELECT * FROM memory_vectors") == []
+    assert kept.note.startswith("it is found by its words only: the embedder 'down-3' failed (the embeddings")
+    assert memory.keep(DB_NOTE, WS) == type(kept)(kept.id)  # kept again with a working embedder: now embedded
+    assert texts(memory.recall("postgress", [WS])) == [DB_NOTE]
+    assert memory.keep(DB_NOTE, WS).note == ""  # already embedded in this space: nothing to do
+
+
+class NamelessEmbedder:
+    """Embeds, but fails to name its space (an endpoint that must be asked for its vectors' length, and is down)."""
+
+    @property
+    def name(self) -> str:
+        raise ModelError("the endpoint is down")
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return LexicalEmbedder().embed(texts)
+
+
+def test_an_embedder_that_cannot_name_its_space_still_keeps_and_recalls(stores: Stores, memory: MemoryStore) -> None:
+    memory_id = memory.remember(DB_NOTE, WS)
+    nameless = stores.memory.with_embedder(NamelessEmbedder())
+    again = nameless.keep(DB_NOTE, WS, ["db"])
+    assert again.id == memory_id and "the embedder failed (the endpoint is down)" in again.note
+    found = nameless.recall("database", [WS])
+    assert texts(found) == [DB_NOTE] and found.ranking == "fts" and "the endpoint is down" in found.note
+    with pytest.raises(ModelError):
+        nameless.reindex()
+
+
+class FlakyEmbedder(LexicalEmbedder):
+    """Embeds ``good`` batches, then fails."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__(dim=32)
+        self.good = good
+        self.batches: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(self.batches) >= self.good:
+            raise ModelError("the endpoint went away")
+        self.batches.append(len(texts))
+        return super().embed(texts)
+
+
+def test_reindex_embeds_in_batches_reports_progress_and_keeps_what_it_did_when_it_fails(stores: Stores) -> None:
+    for n in range(5):
+        stores.memory.remember(f"Note number {n}.", WS)
+    seen: list[int] = []
+    flaky = stores.memory.with_embedder(FlakyEmbedder(good=2))
+    with pytest.raises(ModelError, match="went away"):
+        flaky.reindex(batch=2, progress=seen.append)
+    assert seen == [2, 4] and flaky.without_vectors() == 1
+    assert stores.memory.with_embedder(LexicalEmbedder(dim=32)).reindex(batch=2) == 1
+    steady = FlakyEmbedder(good=10)
+    assert stores.memory.with_embedder(steady).reindex(batch=2) == 0 and steady.batches == []
+    assert stores.memory.with_embedder(steady).reindex(batch=2, everything=True) == 5 and steady.batches == [2, 2, 1]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ only Chrysalis's own notes, never the workspace (effect ``memory``: the ``code``
 modes offer them, and, as in seed 002, they need no approval at any level). At the start of a
 run, the memories that best match the task go into the system prompt (``memory_prompt``), at most
 ``memory_tokens`` tokens of them (four characters a token), each with its id so the model can
-``forget`` a wrong one.
+``forget`` a wrong one. ``open_memory`` attaches the embedder the ``embeddings`` setting names.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from chrysalis.llm.embeddings import LexicalEmbedder
+from chrysalis.config import Settings
+from chrysalis.llm.embeddings import build_embedder
 from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, MAX_TAGS, MemoryHit, MemoryStore, Recall, workspace_scope
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
@@ -64,9 +65,15 @@ class ForgetArgs(ToolArgs):
     id: int = Field(description="The memory's id, as recall shows it in brackets.")
 
 
-def open_memory(stores: Stores) -> MemoryStore:
-    """The memory store with the embedder that ranks by meaning: the lexical one, which needs nothing installed."""
-    return stores.memory.with_embedder(LexicalEmbedder())
+def open_memory(stores: Stores, settings: Settings) -> MemoryStore:
+    """The memory store with the embedder ``settings.embeddings`` names (``lexical``, nothing to load, by default).
+
+    Nothing is loaded or sent until a memory needs a vector (``llm.embeddings.build_embedder``).
+
+    Raises:
+        ConfigError: ``embeddings = "local:NAME"`` names no model of the catalog.
+    """
+    return stores.memory.with_embedder(build_embedder(settings))
 
 
 def run_scopes(workspace: Path) -> list[str]:
@@ -88,11 +95,13 @@ def memory_tools(memory: MemoryStore) -> dict[str, ToolSpec]:
     def remember(args: RememberArgs, ctx: ToolContext) -> ToolResult:
         scope = GLOBAL_SCOPE if args.scope == "global" else workspace_scope(ctx.workspace)
         try:
-            memory_id = memory.remember(args.text, scope, args.tags)
+            kept = memory.keep(args.text, scope, args.tags)
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
         where = "every project" if args.scope == "global" else "this workspace"
-        return ToolResult.success(f"Remembered as memory {memory_id} (for {where}).")
+        return ToolResult.success(
+            f"Remembered as memory {kept.id} (for {where})." + (f" Note: {kept.note}." if kept.note else "")
+        )
 
     def recall(args: RecallArgs, ctx: ToolContext) -> ToolResult:
         try:

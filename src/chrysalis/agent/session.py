@@ -399,7 +399,7 @@ class AgentSession:
         plan = plan_for(s.priority)
         repair = self._repair(run_id)
         skills = discover_skills(s.workspace, s.home)  # a broken skill is left out (the CLI warns), never raised
-        memory = open_memory(self.stores)
+        memory = open_memory(self.stores, s)
         memories = memory_prompt(memory, task, s.workspace, s.memory_tokens)
         system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
                                      guidance=plan.guidance, skills=skills.prompt_section(),

@@ -581,7 +581,7 @@ def skills_lint(
     raise typer.Exit(_guarded(lambda: skills_lint_command(paths or [], _flags(workspace=workspace))))
 
 
-memory_app = typer.Typer(help="What the agent remembered: list, search, forget.", add_completion=False)
+memory_app = typer.Typer(help="What the agent remembered: list, search, forget, reindex.", add_completion=False)
 app.add_typer(memory_app, name="memory")
 MemoryJsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object.")]
 
@@ -623,6 +623,21 @@ def memory_forget(
     from chrysalis.config import chrysalis_home
 
     raise typer.Exit(_guarded(lambda: memory_forget_command(memory_id, json_output=json_output, home=chrysalis_home())))
+
+
+@memory_app.command("reindex")
+def memory_reindex(
+    everything: Annotated[
+        bool, typer.Option("--all", help="Embed again the memories that already have this embedder's vectors.")
+    ] = False,
+    workspace: WorkspaceOpt = None,
+    json_output: MemoryJsonOpt = False,
+) -> None:
+    """Give every memory a vector of the embedder the `embeddings` setting names (after changing it)."""
+    from chrysalis.cli.memory_cmd import memory_reindex_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: memory_reindex_command(flags, everything=everything, json_output=json_output)))
 
 
 kg_app = typer.Typer(help="The knowledge graph (semantic mode): query it with SPARQL, list its triples.",

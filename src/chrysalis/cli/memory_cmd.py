@@ -1,9 +1,11 @@
-"""``chrysalis memory list | search | forget``: the person's view of what the agent remembered.
+"""``chrysalis memory list | search | forget | reindex``: the person's view of what the agent remembered.
 
 ``list`` shows memories newest first (``--scope workspace``: this workspace's, ``global``, or
 ``all``: every scope); ``search`` ranks this workspace's and the global memories against a query,
 as the ``recall`` tool does, and says how it ranked them; ``forget ID`` deletes one, whatever its
-scope. A bad ``--scope``, ``-k`` or id, and an unknown id, exit 2 with the fix.
+scope; ``reindex`` gives every memory a vector of the embedder the ``embeddings`` setting names
+(after choosing another one, or once a failing one works again). A bad ``--scope``, ``-k`` or id,
+an unknown id, and an embedder that cannot be used, exit 2 with the fix.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from rich.markup import escape
 from chrysalis.agent.memory_tools import open_memory, run_scopes, show_hit
 from chrysalis.cli.render import print_warnings
 from chrysalis.config import Settings, load_settings
-from chrysalis.errors import EXIT_OK, UsageError
+from chrysalis.errors import EXIT_OK, ModelError, UsageError
 from chrysalis.stores import MemoryHit, Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, MAX_K, workspace_scope
 
-__all__ = ["SCOPES", "memory_forget_command", "memory_list_command", "memory_search_command"]
+__all__ = ["SCOPES", "memory_forget_command", "memory_list_command", "memory_reindex_command", "memory_search_command"]
 
 SCOPES = ("workspace", "global", "all")
 
@@ -75,15 +77,26 @@ def memory_search_command(flags: Mapping[str, Any], query: str, *, k: int, json_
     if not 1 <= k <= MAX_K:
         raise UsageError(f"-k {k} is out of range: give a number of memories from 1 to {MAX_K}.")
     settings = _settings(flags)
+    scopes = run_scopes(settings.workspace)
     with Stores.open(settings.home) as stores:
-        found = open_memory(stores).recall(query, run_scopes(settings.workspace), k)
+        memory = open_memory(stores, settings)
+        found = memory.recall(query, scopes, k)
+        # Hybrid: the embedder named its space for the query, so counting against it cannot fail.
+        stale = memory.without_vectors(scopes) if found.ranking == "hybrid" else 0
+        space = memory.embedder.name if stale and memory.embedder is not None else ""
     if json_output:
-        print(json.dumps({"ranking": found.ranking, "note": found.note, "hits": [hit.to_json() for hit in found.hits]}))
+        hits = [hit.to_json() for hit in found.hits]
+        print(json.dumps({"ranking": found.ranking, "note": found.note, "without_vectors": stale, "hits": hits}))
         return EXIT_OK
     console = _console()
     for hit in found.hits:
         console.print(escape(show_hit(hit, settings.workspace)))
     how = "words and meaning (hybrid)" if found.ranking == "hybrid" else f"words only (fts): {found.note}"
+    if stale:
+        how += (
+            f"; {stale} of these memories have no vector of {space} yet (kept by another embedder, or without "
+            "one), so only their words rank them: `chrysalis memory reindex` embeds them"
+        )
     console.print(f"{len(found.hits) or 'No'} memories found; ranked by {escape(how)}.")
     return EXIT_OK
 
@@ -108,4 +121,43 @@ def memory_forget_command(memory_id: str, *, json_output: bool, home: Path) -> i
         print(json.dumps({"forgot": gone.to_json()}))
     else:
         _console().print(escape(f"Forgot memory {gone.id} ({gone.scope}): {gone.text}"))
+    return EXIT_OK
+
+
+def memory_reindex_command(flags: Mapping[str, Any], *, everything: bool, json_output: bool) -> int:
+    """Embed every memory that has no vector of the configured embedder (every memory with ``everything``).
+
+    Raises:
+        UsageError: the embedder cannot be used (no key, no model, an endpoint that fails); the
+            memories embedded before it failed keep their vectors.
+    """
+    settings = _settings(flags)
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done = count
+
+    with Stores.open(settings.home) as stores:
+        memory = open_memory(stores, settings)
+        try:
+            space = memory.embedder.name if memory.embedder is not None else ""
+            memory.reindex(everything=everything, progress=advance)
+        except ModelError as exc:
+            kept = f" {done} memories were embedded before it failed; they keep their vectors." if done else ""
+            raise UsageError(
+                f"Cannot reindex the memories: {exc}{kept} No memory is lost: those without its vectors are found "
+                "by their words."
+            ) from exc
+        total = len(stores.memory.list_memories())
+        problem = stores.db.vectors.problem
+    if json_output:
+        print(json.dumps({"embedded": done, "memories": total, "space": space}))
+        return EXIT_OK
+    lines = [
+        f"Embedded {done} of {total} memories with {space} ({'all' if everything else 'those without its vectors'})."
+    ]
+    if problem:
+        lines.append(f"Recall ranks by words alone here ({problem}); the vectors are kept for where it loads.")
+    _console().print(escape("\n".join(lines)))
     return EXIT_OK

@@ -234,7 +234,7 @@ def show_subscriptions(session: AgentSession, console: Console) -> None:
     from chrysalis.agent.memory_tools import open_memory
 
     subscriptions = session.conversation.subscriptions
-    readings = subscriptions.readings(open_memory(session.stores))
+    readings = subscriptions.readings(open_memory(session.stores, session.settings))
     if not readings:
         console.print("No subscriptions: /subscribe PATH, /subscribe src/**/*.py or /subscribe memory:QUERY adds one.")
         return

@@ -3,7 +3,19 @@
 ``Embedder`` is the one protocol. ``LexicalEmbedder`` needs nothing installed and no model: it
 hashes words (lightly stemmed) and their character trigrams into a fixed-size vector, so "quick"
 lands near "quickly" and "money is no object" near itself and far from "cheap". It is the default;
-a neural embedder (e.g. the embedded model's) can be passed wherever an ``Embedder`` is taken.
+a neural embedder can be passed wherever an ``Embedder`` is taken.
+
+``build_embedder(settings)`` makes the one the ``embeddings`` setting names, for memory:
+
+============================  ==============================================================  =============
+``embeddings``                embedder                                                        vector space
+============================  ==============================================================  =============
+``lexical`` (default)         ``LexicalEmbedder``: nothing to load                            ``lexical-512``
+``local``, ``local:NAME``     ``llm/local/llama_embedder.py``: the embedded model, in process ``local:NAME-SIZE``
+``PROVIDER:NAME``, ``NAME``   ``llm/embedding_endpoint.py``: an OpenAI-compatible endpoint    ``PROVIDER:NAME-SIZE``
+============================  ==============================================================  =============
+
+Each one's ``name`` is its vector space (model and length): vectors of different names are never compared.
 """
 
 from __future__ import annotations
@@ -11,10 +23,14 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-__all__ = ["Embedder", "LexicalEmbedder", "cosine"]
+if TYPE_CHECKING:  # the priority and selection code import this module: keep it light
+    from chrysalis.config import Settings
+    from chrysalis.stores.memory import MemoryEmbedder
+
+__all__ = ["Embedder", "LexicalEmbedder", "build_embedder", "cosine"]
 
 
 class Embedder(Protocol):
@@ -67,6 +83,32 @@ class LexicalEmbedder:
                 vector[zlib.crc32(b"t:" + padded[i : i + 3].encode()) % self.dim] += 0.3
         norm = math.sqrt(sum(v * v for v in vector))
         return [v / norm for v in vector] if norm else vector
+
+
+def build_embedder(settings: Settings, *, environ: Mapping[str, str] | None = None) -> MemoryEmbedder:
+    """The embedder ``settings.embeddings`` names; nothing is loaded or sent until it embeds.
+
+    Everything that can only fail later (no key, no runtime, no weights, an endpoint that is down)
+    fails as ``EmbeddingError`` when it embeds, which memory survives by ranking by words.
+
+    Args:
+        settings: ``embeddings``, ``base_url`` (for a bare model name), ``home`` (the model cache) are read.
+        environ: Where API keys are looked up; ``os.environ`` by default.
+
+    Raises:
+        ConfigError: ``local:NAME`` names no model of the catalog.
+    """
+    spec = settings.embeddings
+    source = settings.sources.get("embeddings", "default")
+    if spec == "lexical":
+        return LexicalEmbedder()
+    if spec == "local" or spec.startswith("local:"):
+        from chrysalis.llm.local.llama_embedder import LocalEmbedder
+
+        return LocalEmbedder.for_setting(spec, settings.home, source)
+    from chrysalis.llm.embedding_endpoint import EndpointEmbedder
+
+    return EndpointEmbedder.for_setting(spec, base_url=settings.base_url, source=source, environ=environ)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

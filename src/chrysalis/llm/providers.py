@@ -39,7 +39,18 @@ if TYPE_CHECKING:
     import httpx2
     from pydantic_ai.models import Model
 
-__all__ = ["DEFAULT_OLLAMA_URL", "KEY_VARS", "OPENROUTER_URL", "RetryPolicy", "build_model", "translate_model_error"]
+__all__ = [
+    "DEFAULT_OLLAMA_URL",
+    "KEY_VARS",
+    "OPENAI_URL",
+    "OPENROUTER_URL",
+    "RetryPolicy",
+    "build_model",
+    "openai_endpoint",
+    "translate_model_error",
+]
+
+OPENAI_URL = "https://api.openai.com/v1"
 
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434/v1"
@@ -78,7 +89,7 @@ def build_model(
         return _local_model(name, settings, on_text, reasoning=reasoning)
     if name.provider == "anthropic":
         return _anthropic_model(name, _require_key(name, env), settings.base_url, policy)
-    return _openai_chat_model(name, _openai_endpoint(name, settings.base_url, env), policy)
+    return _openai_chat_model(name, openai_endpoint(name, settings.base_url, env), policy)
 
 
 def _require_key(name: ModelName, env: Mapping[str, str]) -> str:
@@ -89,8 +100,12 @@ def _require_key(name: ModelName, env: Mapping[str, str]) -> str:
     return key
 
 
-def _openai_endpoint(name: ModelName, base_url: str | None, env: Mapping[str, str]) -> tuple[str | None, str]:
-    """``(base_url, api_key)`` for the OpenAI-wire providers; ``None`` URL means OpenAI itself."""
+def openai_endpoint(name: ModelName, base_url: str | None, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """``(base_url, api_key)`` for the OpenAI-wire providers; ``None`` URL means OpenAI itself (``OPENAI_URL``).
+
+    Raises:
+        MissingCredentialsError: the provider needs a key that is not set.
+    """
     if name.provider == "openai":
         return base_url, _require_key(name, env)
     if name.provider == "openrouter":

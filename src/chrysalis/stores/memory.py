@@ -18,6 +18,10 @@ Ranking is hybrid where it can be:
 The two lists are fused by reciprocal rank, ``sum(1 / (60 + rank))``. Without an embedder, without
 sqlite-vec in this connection, or when the embedder fails, recall ranks by words alone and says so
 (``Recall.ranking``, ``Recall.note``).
+
+Each vector is stored with its embedder's ``name``, its vector space (model and length): a query is
+compared only with vectors of its own space, so a memory embedded by another embedder, or kept while
+the embedder failed (``keep`` says so), is found by its words until ``reindex`` gives it a vector.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import re
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -39,6 +43,7 @@ __all__ = [
     "MAX_K",
     "MAX_TAGS",
     "MAX_TEXT_CHARS",
+    "Kept",
     "Memory",
     "MemoryEmbedder",
     "MemoryHit",
@@ -72,12 +77,24 @@ class MemoryEmbedder(Protocol):
 
     @property
     def name(self) -> str:
-        """The embedder and its dimension (``lexical-512``): vectors of another name are not compared."""
+        """The vector space, the embedder and its dimension (``lexical-512``): vectors of another name are not compared.
+
+        May embed a short text to learn the dimension, and so raise ``ModelError`` as ``embed`` does.
+        """
         ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, all of one length."""
+        """One vector per text, all of one length; ``ModelError`` when it cannot (memory then ranks by words)."""
         ...
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What ``MemoryStore.keep`` did."""
+
+    id: int
+    note: str = ""
+    """Why the memory has no vector of the embedder (it failed: the memory is kept, found by its words); else empty."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +172,18 @@ class MemoryStore:
         return MemoryStore(self._db, embedder)
 
     def remember(self, text: str, scope: str, tags: Sequence[str] = ()) -> int:
-        """Keep ``text`` in ``scope`` and return its id; a text already there keeps its id and gains ``tags``.
+        """Keep ``text`` in ``scope`` and return its id (``keep`` also says whether its vector failed).
 
-        Secrets in the text are redacted first (``chrysalis.redact``).
+        Raises:
+            ValueError: an empty or too long text, a bad scope or tag; the message says what is allowed.
+        """
+        return self.keep(text, scope, tags).id
+
+    def keep(self, text: str, scope: str, tags: Sequence[str] = ()) -> Kept:
+        """Keep ``text`` in ``scope``; a text already there keeps its id and gains ``tags``.
+
+        Secrets in the text are redacted first (``chrysalis.redact``). When the embedder fails, the
+        memory is kept all the same, without a vector, and ``Kept.note`` says why.
 
         Raises:
             ValueError: an empty or too long text, a bad scope or tag; the message says what is allowed.
@@ -166,7 +192,7 @@ class MemoryStore:
         new_tags = _clean_tags(tags)
         check_scope(scope)
         existing = self._find(scope, clean)
-        vector = None if existing is not None and existing[1] == self._space() else self._vector(clean)
+        vector, space, note = self._vector(clean, existing[1] if existing is not None else None)
         now = time.time()
         with self._db.write() as conn:
             row = conn.execute("SELECT id, tags FROM memories WHERE scope = ? AND text = ?", (scope, clean)).fetchone()
@@ -183,8 +209,8 @@ class MemoryStore:
                              (" ".join(merged), now, memory_id))  # fmt: skip
             if vector is not None:
                 conn.execute("INSERT OR REPLACE INTO memory_vectors (memory_id, space, vector) VALUES (?, ?, ?)",
-                             (memory_id, self._space(), vector))  # fmt: skip
-        return memory_id
+                             (memory_id, space, vector))  # fmt: skip
+        return Kept(memory_id, note)
 
     def recall(self, query: str, scopes: Sequence[str], k: int = 5) -> Recall:
         """The ``k`` memories of ``scopes`` that best match ``query``, best first.
@@ -235,16 +261,45 @@ class MemoryStore:
         )
         return [_memory(row) for row in rows]
 
-    def reindex(self, batch: int = 64) -> int:
-        """Give every memory without a vector of this embedder one; return how many were embedded."""
+    def without_vectors(self, scopes: Sequence[str] | None = None) -> int:
+        """How many memories of ``scopes`` (all when None) have no vector of this embedder (all, without one).
+
+        Only their words rank them (kept by another embedder, or while it failed) until ``reindex``.
+
+        Raises:
+            ModelError: the embedder failed to name its vector space.
+        """
+        space = self.embedder.name if self.embedder is not None else ""
+        where, params = _in("m.scope", scopes) if scopes is not None else ("1", [])
+        rows = self._db.read(
+            "SELECT count(*) AS n FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id "
+            f"WHERE {where} AND (v.space IS NULL OR v.space != ?)",
+            [*params, space],
+        )
+        return int(rows[0]["n"])
+
+    def reindex(
+        self, batch: int = 64, *, everything: bool = False, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Give every memory without a vector of this embedder one; return how many were embedded.
+
+        Args:
+            batch: Memories per ``embed`` call (and per transaction).
+            everything: Embed again the memories that already have a vector of this embedder too.
+            progress: Called with the number embedded so far after each batch.
+
+        Raises:
+            ModelError: the embedder failed; the batches before it are kept.
+        """
         if self.embedder is None:
             return 0
-        done = 0
+        space = self.embedder.name
+        done = last = 0
         while True:
             rows = self._db.read(
                 "SELECT m.id, m.text FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id "
-                "WHERE v.space IS NULL OR v.space != ? ORDER BY m.id LIMIT ?",
-                (self._space(), batch),
+                "WHERE m.id > ? AND (? OR v.space IS NULL OR v.space != ?) ORDER BY m.id LIMIT ?",
+                (last, everything, space, batch),
             )
             if not rows:
                 return done
@@ -252,12 +307,12 @@ class MemoryStore:
             with self._db.write() as conn:
                 conn.executemany(
                     "INSERT OR REPLACE INTO memory_vectors (memory_id, space, vector) VALUES (?, ?, ?)",
-                    [(int(row["id"]), self._space(), vector) for row, vector in zip(rows, vectors, strict=True)],
+                    [(int(row["id"]), space, vector) for row, vector in zip(rows, vectors, strict=True)],
                 )
             done += len(rows)
-
-    def _space(self) -> str | None:
-        return self.embedder.name if self.embedder is not None else None
+            last = int(rows[-1]["id"])
+            if progress is not None:
+                progress(done)
 
     def _find(self, scope: str, text: str) -> tuple[int, str | None] | None:
         rows = self._db.read(
@@ -267,15 +322,30 @@ class MemoryStore:
         )
         return (int(rows[0]["id"]), rows[0]["space"]) if rows else None
 
-    def _vector(self, text: str) -> bytes | None:
-        """The text's vector, packed; None without an embedder or when it fails (the memory is kept anyway)."""
+    def _vector(self, text: str, space: str | None) -> tuple[bytes | None, str, str]:
+        """The text's packed vector and its space, unless it has one of this space already (``space``).
+
+        None without an embedder, or when the embedder fails: the memory is kept anyway, and the
+        third item says why it has no vector.
+        """
         if self.embedder is None:
-            return None
+            return None, "", ""
         try:
+            if space is not None and space == self.embedder.name:
+                return None, "", ""
             (vector,) = self.embedder.embed([text])
-        except ModelError:  # an embedding endpoint that is down: words still find the memory
-            return None
-        return _pack(vector)  # all zeros (no words) too: it marks the memory as embedded, and matches nothing
+            # All zeros (no words) too: it marks the memory as embedded, and matches nothing.
+            return _pack(vector), self.embedder.name, ""
+        except ModelError as exc:  # an endpoint that is down, a model that is missing: words still find it
+            return None, "", f"it is found by its words only: {self._failed(exc)}; `chrysalis memory reindex` embeds it"
+
+    def _failed(self, exc: ModelError) -> str:
+        """``the embedder 'NAME' failed (why)``, without the name when even that fails."""
+        try:
+            name = f" {self.embedder.name!r}" if self.embedder is not None else ""
+        except ModelError:
+            name = ""
+        return f"the embedder{name} failed ({str(exc).rstrip('.')})"
 
     def _by_words(self, query: str, scopes: list[str], pool: int) -> dict[int, float]:
         """Memory id -> BM25, best first, for the memories that share a word with ``query``."""
@@ -299,8 +369,9 @@ class MemoryStore:
             return None, f"ranked by words alone: {self._db.vectors.problem}"
         try:
             (vector,) = self.embedder.embed([query])
+            space = self.embedder.name
         except ModelError as exc:
-            return None, f"ranked by words alone: the embedder {self.embedder.name!r} failed ({exc})"
+            return None, f"ranked by words alone: {self._failed(exc)}"
         if not any(vector):  # no words at all: nothing to compare
             return {}, ""
         where, params = _in("m.scope", scopes)
@@ -308,7 +379,7 @@ class MemoryStore:
             "SELECT id, distance FROM (SELECT m.id, vec_distance_cosine(v.vector, ?) AS distance FROM memories m "
             f"JOIN memory_vectors v ON v.memory_id = m.id WHERE {where} AND v.space = ? AND length(v.vector) = ?) "
             "WHERE distance IS NOT NULL ORDER BY distance LIMIT ?",
-            [_pack(vector), *params, self._space(), 4 * len(vector), pool],
+            [_pack(vector), *params, space, 4 * len(vector), pool],
         )
         similar = {int(row["id"]): 1.0 - float(row["distance"]) for row in rows}
         return {i: s for i, s in similar.items() if s >= MIN_SIMILARITY}, ""

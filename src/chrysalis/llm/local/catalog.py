@@ -41,6 +41,8 @@ class LocalModelInfo:
     """The context window the model was trained for, in tokens."""
     description: str
     """One line for ``chrysalis models``."""
+    embedding_size: int = 0
+    """The length of the model's hidden state (its embeddings, ``embeddings = "local"``); 0 when not known."""
 
     def package(self, n: int) -> str:
         """The PyPI distribution name of part ``n`` (1-based)."""
@@ -72,6 +74,7 @@ LOCAL_MODELS: dict[str, LocalModelInfo] = {
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             context_length=32768,
             description="Qwen2.5 Coder 1.5B Instruct, Q4_K_M (default embedded model)",
+            embedding_size=1536,
         ),
         LocalModelInfo(
             name="qwen2.5-coder-0.5b",
@@ -83,6 +86,7 @@ LOCAL_MODELS: dict[str, LocalModelInfo] = {
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             context_length=32768,
             description="Qwen2.5 Coder 0.5B Instruct, Q4_K_M (small and fast; used by tests)",
+            embedding_size=896,
         ),
     )
 }
