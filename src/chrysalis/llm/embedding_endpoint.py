@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import EmbeddingError, MissingCredentialsError
 from chrysalis.llm.names import ModelName
-from chrysalis.llm.openai_compat import RetryPolicy, _ssl_context
+from chrysalis.llm.openai_compat import RetryPolicy, ssl_context
 from chrysalis.llm.providers import KEY_VARS, OPENAI_URL, openai_endpoint
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class EndpointEmbedder:
         import httpx
 
         try:
-            with httpx.Client(timeout=self._timeout, verify=_ssl_context()) as client:
+            with httpx.Client(timeout=self._timeout, verify=ssl_context()) as client:
                 return [
                     vector
                     for start in range(0, len(texts), self._batch)

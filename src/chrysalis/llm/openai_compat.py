@@ -142,7 +142,7 @@ class OpenAICompatBackend:
         headers = {"Content-Type": "application/json", **self._headers}
         # One client per reply: a pooled client would outlive the event loop of ``asyncio.run``
         # and leak its sockets; on the loopback servers this backend is for, a new connection is cheap.
-        async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport, verify=_ssl_context()) as client:
+        async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport, verify=ssl_context()) as client:
             return await self._send(client, payload, headers, on_text)
 
     async def _send(
@@ -189,7 +189,7 @@ async def _read(response: httpx.Response, on_text: Callable[[str], None] | None,
 
 
 @functools.cache
-def _ssl_context() -> ssl.SSLContext:
+def ssl_context() -> ssl.SSLContext:
     """Built once: loading the CA bundle costs milliseconds, too much to pay on every reply."""
     import httpx
 

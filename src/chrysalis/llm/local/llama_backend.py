@@ -129,7 +129,7 @@ class LlamaCppBackend:
             ModelError: llama.cpp could not load the file.
         """
         info = get_local_model(model)
-        llama_cpp = _llama_cpp()  # first: installing the runtime comes before fetching weights
+        llama_cpp = llama_cpp_module()  # first: installing the runtime comes before fetching weights
         path = load_weights_path(info, home)
         key = (path.resolve(), n_ctx)
         with _MODELS_LOCK:
@@ -137,7 +137,7 @@ class LlamaCppBackend:
             if loaded is None:
                 if not _MODELS:
                     atexit.register(unload_models)  # registering twice is harmless: the second run finds none
-                loaded = _load_llama(llama_cpp, path, n_ctx, n_threads or _cpu_count())
+                loaded = _load_llama(llama_cpp, path, n_ctx, n_threads or cpu_count())
                 _MODELS[key] = loaded
         return cls(info.name, loaded, n_ctx)
 
@@ -256,7 +256,7 @@ class _Job:
     seed: int | None = None
 
 
-def _llama_cpp() -> Any:
+def llama_cpp_module() -> Any:
     """Import llama-cpp-python only when a local model is used: it is heavy and optional."""
     try:
         return importlib.import_module("llama_cpp")
@@ -291,14 +291,14 @@ def _token_text(llama: Any, token: int) -> str:
 @lru_cache(maxsize=64)
 def _grammar_for(schema_json: str) -> Any:
     """Build (once per schema) the grammar that constrains decoding to ``schema_json``."""
-    llama_cpp = _llama_cpp()
+    llama_cpp = llama_cpp_module()
     try:
         return llama_cpp.LlamaGrammar.from_json_schema(schema_json, verbose=False)
     except Exception as exc:
         raise ValueError(f"This JSON schema cannot be turned into a llama.cpp grammar: {exc}") from exc
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

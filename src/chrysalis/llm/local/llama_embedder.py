@@ -37,7 +37,7 @@ from typing import Any
 
 from chrysalis.errors import ConfigError, EmbeddingError, ModelError, UsageError, WeightsError
 from chrysalis.llm.local.catalog import DEFAULT_LOCAL_MODEL, LocalModelInfo, get_local_model
-from chrysalis.llm.local.llama_backend import _cpu_count, _llama_cpp
+from chrysalis.llm.local.llama_backend import cpu_count, llama_cpp_module
 from chrysalis.llm.local.weights import load_weights_path
 
 __all__ = ["N_CTX", "REFERENCE", "LocalEmbedder", "loaded_embedders", "unload_embedders"]
@@ -164,7 +164,7 @@ class LocalEmbedder:
 
 def _shared(info: LocalModelInfo, home: Path, n_threads: int | None) -> _Loaded:
     """The process's embedding context for ``info``, loaded on first use."""
-    llama_cpp = _llama_cpp()  # first: installing the runtime comes before fetching weights
+    llama_cpp = llama_cpp_module()  # first: installing the runtime comes before fetching weights
     path = load_weights_path(info, home)
     key = path.resolve()
     with _LOADED_LOCK:
@@ -172,7 +172,7 @@ def _shared(info: LocalModelInfo, home: Path, n_threads: int | None) -> _Loaded:
         if loaded is None:
             if not _LOADED:
                 atexit.register(unload_embedders)  # registering twice is harmless: the second run finds none
-            loaded = _load_llama(llama_cpp, path, info, n_threads or _cpu_count())
+            loaded = _load_llama(llama_cpp, path, info, n_threads or cpu_count())
             _LOADED[key] = loaded
     return loaded
 
