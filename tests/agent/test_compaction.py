@@ -122,3 +122,20 @@ def test_kept_tool_results_are_cut_with_a_marker_and_calls_keep_their_results() 
 def test_compact_at_is_checked(workspace: Path) -> None:
     with pytest.raises(ConfigError, match=r"between 0\.1 and 0\.95"):
         load_settings({"workspace": workspace, "compact_at": "2"})
+
+
+def test_the_users_words_are_kept_beside_the_summary_through_later_compactions() -> None:
+    from chrysalis.agent.compaction import USER_WORDS, compact
+
+    def turn(text: str) -> list[ModelMessage]:
+        return [ModelRequest(parts=[UserPromptPart(text)]), ModelResponse(parts=[TextPart("ok")])]
+
+    async def forgetful(_text: str) -> str:
+        return "The user read some files."  # a small model's summary that dropped the fact
+
+    history = [*turn("the door code is 4711"), *turn("two"), *turn("three"), *turn("four")]
+    first = asyncio.run(compact(history, forgetful))
+    assert first is not None and f"{USER_WORDS}\n- the door code is 4711\n- two" in first.summary
+    again = asyncio.run(compact([*first.history, *turn("five")], forgetful, previous_summary=first.summary))
+    assert again is not None and again.summary.count(USER_WORDS) == 1
+    assert again.summary.endswith("- the door code is 4711\n- two\n- three")

@@ -42,6 +42,11 @@ KEEP_TURNS = 2
 """The most recent turns kept word for word."""
 RESULT_CHARS = 2_000
 """A kept tool result longer than this is cut to its head and tail, with a marker."""
+USER_WORDS = "What the user said in the turns summarised, word for word:"
+USER_WORDS_CHARS = 3_000
+"""The most characters of the user's own words kept beside a summary (the first and the newest)."""
+USER_PROMPT_CHARS = 500
+"""One user prompt kept word for word is cut to this many characters."""
 TRANSCRIPT_RESULT_CHARS = 600
 """How much of each tool result the summariser reads (it needs the gist, not the whole file)."""
 SUMMARY_INSTRUCTIONS = (
@@ -135,19 +140,62 @@ async def compact(
     """Summarise all but the last ``keep_turns`` turns with ``summarise`` (None: nothing older to fold in).
 
     ``summarise`` gets the transcript to condense (the earlier summary first) and returns the summary.
+    What the user wrote in the folded turns is kept word for word beside the model's summary (up to
+    ``USER_WORDS_CHARS``): a small model's summary of twenty file reads can drop the one line a user
+    said in turn 1, and the user's words are the facts and instructions a run must not lose (tool
+    results can be read again).
     """
     split = turns(messages)
     cut = max(0, len(split) - keep_turns)
     older, recent = split[:cut], split[cut:]
     if not older:
         return None
+    previous, said = _split_summary(previous_summary)
     text = transcript([m for turn in older for m in turn])
-    if previous_summary:
-        text = f"Summary of what came before:\n{previous_summary}\n\nThen:\n{text}"
+    if previous:
+        text = f"Summary of what came before:\n{previous}\n\nThen:\n{text}"
     summary = (await summarise(text)).strip()
+    words = _capped([*said, *(prompt for turn in older for prompt in _user_prompts(turn))], USER_WORDS_CHARS)
+    if words:
+        summary += f"\n\n{USER_WORDS}\n" + "\n".join(f"- {line}" for line in words)
     kept = cut_results([m for turn in recent for m in turn], result_chars)
     return Compaction(kept, summary, estimate_tokens(messages, previous_summary), estimate_tokens(kept, summary),
                       len(older))  # fmt: skip
+
+
+def _user_prompts(turn: Sequence[ModelMessage]) -> list[str]:
+    """The user's prompts in ``turn``, each on one line and at most ``USER_PROMPT_CHARS``."""
+    found = [" ".join(_text(getattr(part, "content", "")).split()) for message in turn for part in message.parts
+             if part.part_kind == "user-prompt"]  # fmt: skip
+    return [text if len(text) <= USER_PROMPT_CHARS else text[: USER_PROMPT_CHARS - 1] + "…" for text in found]
+
+
+def _split_summary(summary: str) -> tuple[str, list[str]]:
+    """A stored summary as (the model's part, the user's words kept beside it)."""
+    head, marker, tail = summary.partition(f"\n\n{USER_WORDS}\n")
+    if not marker:
+        return summary, []
+    return head, [line[2:] for line in tail.splitlines() if line.startswith("- ")]
+
+
+def _capped(lines: list[str], limit: int) -> list[str]:
+    """``lines`` within ``limit`` characters: the first ones and the newest, with a marker for those between."""
+    if sum(len(line) for line in lines) <= limit:
+        return lines
+    first: list[str] = []
+    last: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) > limit // 2:
+            break
+        first.append(line)
+        used += len(line)
+    for line in reversed(lines[len(first) :]):
+        if used + len(line) > limit:
+            break
+        last.insert(0, line)
+        used += len(line)
+    return [*first, f"[... {len(lines) - len(first) - len(last)} more left out ...]", *last]
 
 
 def cut_results(messages: Sequence[ModelMessage], limit: int) -> list[ModelMessage]:
