@@ -14,7 +14,7 @@ Each row: tokens before and after (estimated, four characters a token), the summ
 time, the answer, and whether every needle is in it. Stores go to a temporary ``CHRYSALIS_HOME``;
 the weights come from ``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``.
 
-    python bench/compaction.py [--model local:qwen2.5-coder-1.5b] [--trials 3]
+    python bench/compaction.py [--model local:qwen2.5-coder-1.5b] [--trials 3] [--modes compacted,trimmed]
 
 Writes bench/results/compaction.json.
 """
@@ -103,6 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--trials", type=int, default=3, help=f"needles to try (1 to {len(NEEDLES)})")
+    parser.add_argument("--modes", default="compacted,trimmed", help="compacted (compact_at 0.7), trimmed (0.95)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     options = parser.parse_args()
     os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(chrysalis_home() / "models"))
@@ -116,7 +117,7 @@ def main() -> None:
 
         model = build_model(load_settings({"model": options.model, "workspace": workspace}))
         for needle, found in NEEDLES[: options.trials]:
-            for compact_at in (0.7, 0.95):
+            for compact_at in [{"compacted": 0.7, "trimmed": 0.95}[mode] for mode in options.modes.split(",")]:
                 row = asyncio.run(trial(model, options.model, workspace, needle, found, compact_at))
                 rows.append({"needle": needle, **row})
                 print(f"{'compacted' if row['compacted'] else 'trimmed':<10} tokens {row['tokens_before']:>6} → "
