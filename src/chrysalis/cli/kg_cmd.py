@@ -12,32 +12,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from chrysalis.agent.kg_tools import QUERY_TIMEOUT_S, graph_scopes
-from chrysalis.cli.render import print_warnings
-from chrysalis.config import Settings, load_settings
+from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
 from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.stores import Stores
 from chrysalis.stores.knowledge import EXAMPLE_QUERY, QueryError
-from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
+from chrysalis.stores.memory import workspace_scope
 
 __all__ = ["MAX_ROWS", "SCOPES", "kg_list_command", "kg_query_command"]
 
-SCOPES = ("workspace", "global", "all")
 MAX_ROWS = 1000
 """Rows (or triples) a query prints; it says when more matched."""
-
-
-def _settings(flags: Mapping[str, Any]) -> Settings:
-    settings = load_settings(flags)
-    print_warnings(settings.warnings)
-    return settings
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
 
 
 def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool) -> int:
@@ -46,7 +33,7 @@ def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool
     Raises:
         UsageError: the query is empty, does not parse, is an update, uses SERVICE or FROM, or runs too long.
     """
-    settings = _settings(flags)
+    settings = settings_for(flags)
     with Stores.open(settings.home) as stores:
         try:
             found = stores.knowledge.query(sparql, graph_scopes(settings.workspace), max_rows=MAX_ROWS,
@@ -56,7 +43,7 @@ def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool
     if json_output:
         print(json.dumps(found.to_json(), ensure_ascii=False))
     else:
-        _console().print(escape(found.table()))
+        listing_console().print(escape(found.table()))
     return EXIT_OK
 
 
@@ -66,21 +53,19 @@ def kg_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bool) 
     Raises:
         UsageError: ``scope`` is not one of ``SCOPES``.
     """
-    if scope not in SCOPES:
-        raise UsageError(f"--scope {scope!r} is not a scope: use one of {', '.join(SCOPES)}.")
-    settings = _settings(flags)
-    here = workspace_scope(settings.workspace)
-    scopes = {"workspace": [here], "global": [GLOBAL_SCOPE], "all": None}[scope]
+    check_scope(scope)
+    settings = settings_for(flags)
+    scopes = scopes_of(scope, settings.workspace)
     with Stores.open(settings.home) as stores:
         triples = stores.knowledge.triples(scopes)
     if json_output:
         print(json.dumps({"triples": [triple.to_json() for triple in triples]}, ensure_ascii=False))
         return EXIT_OK
-    console = _console()
+    out = listing_console()
     if not triples:
-        console.print(f"No triples{'' if scope == 'all' else ' in the ' + scope + ' scope'} yet.")
+        out.print(f"No triples{'' if scope == 'all' else ' in the ' + scope + ' scope'} yet.")
         return EXIT_OK
     for triple in triples:
-        where = "" if triple.scope == here else f"  ({triple.scope})"
-        console.print(escape(f"{triple.show()}{where}"))
+        where = "" if triple.scope == workspace_scope(settings.workspace) else f"  ({triple.scope})"
+        out.print(escape(f"{triple.show()}{where}"))
     return EXIT_OK

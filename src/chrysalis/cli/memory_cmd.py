@@ -15,29 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from chrysalis.agent.memory_tools import open_memory, run_scopes, show_hit
-from chrysalis.cli.render import print_warnings
-from chrysalis.config import Settings, load_settings
+from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
 from chrysalis.errors import EXIT_OK, ModelError, UsageError
 from chrysalis.stores import MemoryHit, Stores
-from chrysalis.stores.memory import GLOBAL_SCOPE, MAX_K, workspace_scope
+from chrysalis.stores.memory import MAX_K
 
 __all__ = ["SCOPES", "memory_forget_command", "memory_list_command", "memory_reindex_command", "memory_search_command"]
-
-SCOPES = ("workspace", "global", "all")
-
-
-def _settings(flags: Mapping[str, Any]) -> Settings:
-    settings = load_settings(flags)
-    print_warnings(settings.warnings)
-    return settings
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
 
 
 def memory_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bool) -> int:
@@ -46,21 +32,20 @@ def memory_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bo
     Raises:
         UsageError: ``scope`` is not one of ``SCOPES``.
     """
-    if scope not in SCOPES:
-        raise UsageError(f"--scope {scope!r} is not a scope: use one of {', '.join(SCOPES)}.")
-    settings = _settings(flags)
-    scopes = {"workspace": [workspace_scope(settings.workspace)], "global": [GLOBAL_SCOPE], "all": None}[scope]
+    check_scope(scope)
+    settings = settings_for(flags)
+    scopes = scopes_of(scope, settings.workspace)
     with Stores.open(settings.home) as stores:
         memories = stores.memory.list_memories(scopes)
     if json_output:
         print(json.dumps({"memories": [memory.to_json() for memory in memories]}))
         return EXIT_OK
-    console = _console()
+    out = listing_console()
     if not memories:
-        console.print(f"No memories{'' if scope == 'all' else ' in the ' + scope + ' scope'} yet.")
+        out.print(f"No memories{'' if scope == 'all' else ' in the ' + scope + ' scope'} yet.")
         return EXIT_OK
     for memory in memories:
-        console.print(escape(show_hit(MemoryHit(memory, 0.0), settings.workspace)))
+        out.print(escape(show_hit(MemoryHit(memory, 0.0), settings.workspace)))
     return EXIT_OK
 
 
@@ -76,7 +61,7 @@ def memory_search_command(flags: Mapping[str, Any], query: str, *, k: int, json_
         )
     if not 1 <= k <= MAX_K:
         raise UsageError(f"-k {k} is out of range: give a number of memories from 1 to {MAX_K}.")
-    settings = _settings(flags)
+    settings = settings_for(flags)
     scopes = run_scopes(settings.workspace)
     with Stores.open(settings.home) as stores:
         memory = open_memory(stores, settings)
@@ -88,16 +73,16 @@ def memory_search_command(flags: Mapping[str, Any], query: str, *, k: int, json_
         hits = [hit.to_json() for hit in found.hits]
         print(json.dumps({"ranking": found.ranking, "note": found.note, "without_vectors": stale, "hits": hits}))
         return EXIT_OK
-    console = _console()
+    out = listing_console()
     for hit in found.hits:
-        console.print(escape(show_hit(hit, settings.workspace)))
+        out.print(escape(show_hit(hit, settings.workspace)))
     how = "words and meaning (hybrid)" if found.ranking == "hybrid" else f"words only (fts): {found.note}"
     if stale:
         how += (
             f"; {stale} of these memories have no vector of {space} yet (kept by another embedder, or without "
             "one), so only their words rank them: `chrysalis memory reindex` embeds them"
         )
-    console.print(f"{len(found.hits) or 'No'} memories found; ranked by {escape(how)}.")
+    out.print(f"{len(found.hits) or 'No'} memories found; ranked by {escape(how)}.")
     return EXIT_OK
 
 
@@ -120,7 +105,7 @@ def memory_forget_command(memory_id: str, *, json_output: bool, home: Path) -> i
     if json_output:
         print(json.dumps({"forgot": gone.to_json()}))
     else:
-        _console().print(escape(f"Forgot memory {gone.id} ({gone.scope}): {gone.text}"))
+        listing_console().print(escape(f"Forgot memory {gone.id} ({gone.scope}): {gone.text}"))
     return EXIT_OK
 
 
@@ -131,7 +116,7 @@ def memory_reindex_command(flags: Mapping[str, Any], *, everything: bool, json_o
         UsageError: the embedder cannot be used (no key, no model, an endpoint that fails); the
             memories embedded before it failed keep their vectors.
     """
-    settings = _settings(flags)
+    settings = settings_for(flags)
     done = 0
 
     def advance(count: int) -> None:
@@ -159,5 +144,5 @@ def memory_reindex_command(flags: Mapping[str, Any], *, everything: bool, json_o
     ]
     if problem:
         lines.append(f"Recall ranks by words alone here ({problem}); the vectors are kept for where it loads.")
-    _console().print(escape("\n".join(lines)))
+    listing_console().print(escape("\n".join(lines)))
     return EXIT_OK
