@@ -671,6 +671,58 @@ def kg_list(
     raise typer.Exit(_guarded(lambda: kg_list_command(flags, scope=scope, json_output=json_output)))
 
 
+@app.command()
+def serve(
+    mcp: Annotated[bool, typer.Option("--mcp", help="An MCP server over stdio (tools, run_task).")] = False,
+    acp: Annotated[bool, typer.Option("--acp", help="An ACP agent over stdio, for editors such as Zed.")] = False,
+    http: Annotated[bool, typer.Option("--http", help="The HTTP service (/v1/runs, /openapi.json).")] = False,
+    host: Annotated[str, typer.Option("--host", help="HTTP: the address to listen on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option("--port", help="HTTP: the port (0 picks a free one).")] = 8765,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    mode: ModeOpt = None,
+    level: LevelOpt = None,
+    workspace: WorkspaceOpt = None,
+    yes: YesOpt = False,
+) -> None:
+    """Serve the agent to other programs: MCP or ACP over stdio, or a local HTTP API."""
+    from chrysalis.cli.serve_cmd import serve_command
+
+    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes)
+    raise typer.Exit(_guarded(lambda: serve_command(flags, mcp=mcp, acp=acp, http=http, host=host, port=port)))
+
+
+mcp_app = typer.Typer(help="MCP servers from .chrysalis/mcp.json or .mcp.json: their tools and state.",
+                      add_completion=False)  # fmt: skip
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("list")
+def mcp_list(
+    workspace: WorkspaceOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Start each configured MCP server, list its tools and state, then stop it."""
+    from chrysalis.cli.mcp_cmd import mcp_list_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: mcp_list_command(flags, json_output=json_output), json_output=json_output))
+
+
+@app.command()
+def ui(
+    port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0 picks a free one).")] = 0,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """A local dashboard in the browser: runs, stats, the archive grid, decompositions, the queue."""
+    from chrysalis.cli.ui_cmd import ui_command
+
+    flags = _flags(workspace=workspace)
+    raise typer.Exit(_guarded(lambda: ui_command(flags, port=port)))
+
+
 def _guarded(action: Any, *, json_output: bool = False) -> int:
     """Run a command; turn our errors into their message and exit code, Ctrl-C into 130.
 
