@@ -64,7 +64,9 @@ def test_candidates_run_in_copies_and_their_writes_never_reach_the_workspace(pro
 
 def test_a_candidate_that_loops_forever_is_stopped_by_the_timeout_and_fails(project: Path) -> None:
     events: list[Event] = []
-    report = asyncio.run(repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=3.0,
+    # Not a short test_timeout: on a busy machine the right candidate's own run may outlast one. The
+    # looping one is stopped at the run limit (ten times the buggy run, MIN_TEST_SECONDS at least).
+    report = asyncio.run(repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=60.0,
                                   voting=VotingConfig(n=1, k=1)).run())  # fmt: skip
     assert report.success and report.winner is not None and report.winner.reply == RIGHT
 

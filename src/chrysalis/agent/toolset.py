@@ -267,10 +267,14 @@ class GatedTools:
     async def _run(self, spec: ToolSpec, args: Any) -> ToolResult:
         if spec.arun is not None:
             return await spec.arun_validated(args, self.context)
-        if self.command_snapshot is not None and self._may_change_files(spec):
-            return await asyncio.to_thread(self._run_between_snapshots, spec, args)
-        if spec.effect in _THREADED_EFFECTS:
-            return await asyncio.to_thread(spec.run_validated, args, self.context)
+        try:
+            if self.command_snapshot is not None and self._may_change_files(spec):
+                return await asyncio.to_thread(self._run_between_snapshots, spec, args)
+            if spec.effect in _THREADED_EFFECTS:
+                return await asyncio.to_thread(spec.run_validated, args, self.context)
+        except asyncio.CancelledError:  # the run is over: its command must not run on to its own timeout
+            self.context.commands.stop_all()
+            raise
         return spec.run_validated(args, self.context)
 
     def _may_change_files(self, spec: ToolSpec) -> bool:

@@ -36,6 +36,7 @@ from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
+from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_command
 
@@ -98,6 +99,8 @@ class FinalCheck:
         self.command = settings.test_command or detect_test_command(settings.workspace)
         self.verdict = _UNCHECKED
         self.failures = 0
+        self._commands = RunningCommands()
+        """The check's test command while it runs: killed when the run is cancelled."""
         self._checked_at: int | None = None
         """``RunGuards.activity`` when the last check ran: nothing happened since means the same verdict."""
 
@@ -117,7 +120,11 @@ class FinalCheck:
         self._checked_at = guards.activity
         assert self.command is not None  # needed() said so
         if self._durability is None:
-            self.verdict, event = await asyncio.to_thread(self._run_command, self.command)
+            try:
+                self.verdict, event = await asyncio.to_thread(self._run_command, self.command)
+            except asyncio.CancelledError:  # the run is over: stop its tests now, not at their timeout
+                self._commands.stop_all()
+                raise
         else:
             self.verdict, event = await self._durability.check(self._run_command, self.command)
         self._emit(event)  # from the loop's thread, like every other event
@@ -139,7 +146,7 @@ class FinalCheck:
         s = self._settings
         sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
         context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command,
-                              sandbox_options=SandboxOptions.from_settings(s))  # fmt: skip
+                              sandbox_options=SandboxOptions.from_settings(s), commands=self._commands)  # fmt: skip
         snapshots = None if sandboxed else self._command_snapshot
         try:
             with snapshots("final_check") if snapshots is not None else nullcontext():

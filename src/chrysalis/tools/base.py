@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
 
 __all__ = [
@@ -97,6 +98,8 @@ class ToolContext:
     """Network, limits and the unsafe escape for commands (``SandboxOptions.from_settings``)."""
     test_command: str | None = None
     """The project's test command (``test_command`` in config); ``None`` means detect it from the project files."""
+    commands: RunningCommands = field(default_factory=RunningCommands)
+    """The run's commands still going: a cancelled run kills them (``GatedTools``) rather than wait for them."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import selectors
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Literal
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
+from chrysalis.tools.running import RunningCommands, kill_group
 from chrysalis.tools.sandbox import SandboxOptions, SandboxSpec, SandboxUnavailable, confine
 
 __all__ = ["MAX_OUTPUT_CHARS", "ShellArgs", "Stop", "run_command", "run_confined", "shell"]
@@ -32,7 +32,7 @@ _KEEP_BYTES = 4 * MAX_OUTPUT_CHARS
 """Bytes kept from each end of the output while it is read (a character is at most 4 bytes of UTF-8)."""
 _CHUNK = 1 << 16
 _DRAIN_SECONDS = 5.0
-Stop = Literal["timeout", "output"]
+Stop = Literal["timeout", "output", "cancelled"]
 
 
 class ShellArgs(ToolArgs):
@@ -70,13 +70,6 @@ class _Capture:
         return f"{head}\n[... truncated about {cut} bytes ...]\n{tail}"
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):  # already gone: nothing left to stop
-        pass
-
-
 def _read(fd: int, capture: _Capture, deadline: float, cap: int | None) -> Stop | None:
     """Read ``fd`` to its end (``None``), or until the deadline or past ``cap`` bytes."""
     with selectors.DefaultSelector() as selector:
@@ -96,17 +89,36 @@ def _read(fd: int, capture: _Capture, deadline: float, cap: int | None) -> Stop 
 
 
 def _run(
-    argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int, running: RunningCommands | None = None
 ) -> tuple[int | None, str, Stop | None]:
-    """Run ``argv`` in a new process group: (exit code, output, why it was stopped); no code when stopped."""
+    """Run ``argv`` in a new process group: (exit code, output, why it was stopped); no code when stopped.
+
+    ``running`` (the run's commands) may kill the group from another thread: the output then ends,
+    and the result says the command was stopped.
+    """
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    assert proc.stdout is not None
+    if running is not None:
+        running.started(proc.pid)
+    try:
+        code, output, stop = _collect(proc, timeout, cap)
+    finally:
+        if running is not None:
+            running.ended(proc.pid)
+    if running is not None and running.stopped and stop is None:
+        stop = "cancelled"
+    return (None if stop else code), output, stop
+
+
+def _collect(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> tuple[int | None, str, Stop | None]:
+    """Read a started command's output until it ends, times out or says too much; kill its group; reap it."""
     assert proc.stdout is not None
     capture = _Capture()
     with proc.stdout:
         stop = _read(proc.stdout.fileno(), capture, time.monotonic() + timeout, cap)
         if stop is not None:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             drained = _read(proc.stdout.fileno(), capture, time.monotonic() + _DRAIN_SECONDS, None)
             if drained is not None:  # a process left the group and holds the pipe
                 capture.feed(b"\n(a process the command started still held its output open)")
@@ -115,9 +127,9 @@ def _run(
             proc.wait(timeout=max(0.0, timeout))
         except subprocess.TimeoutExpired:  # closed its output but went on running
             stop = "timeout"
-    _kill_group(proc.pid)  # background jobs it left running
+    kill_group(proc.pid)  # background jobs it left running
     proc.wait()
-    return (None if stop else proc.returncode), capture.text(), stop
+    return proc.returncode, capture.text(), stop
 
 
 def run_confined(
@@ -157,7 +169,8 @@ def run_command(command: str, ctx: ToolContext, timeout: float | None = None) ->
     except SandboxUnavailable as exc:
         raise ToolError(str(exc)) from None
     try:
-        code, output, stop = _run(confined.argv, workspace, confined.env, limit, options.limits.output_bytes)
+        code, output, stop = _run(confined.argv, workspace, confined.env, limit, options.limits.output_bytes,
+                                  ctx.commands)  # fmt: skip
     except FileNotFoundError as exc:
         raise ToolError(f"Cannot start the command: {exc.strerror}: {exc.filename}") from None
     finally:
@@ -165,6 +178,8 @@ def run_command(command: str, ctx: ToolContext, timeout: float | None = None) ->
     body = output.rstrip("\n") if output.strip() else "(no output)"
     if stop == "timeout":
         head = f"Timed out after {limit:g}s; the command and every process it started were killed."
+    elif stop == "cancelled":
+        head = "Stopped: the run ended (cancelled or out of time); the command and all it started were killed."
     elif stop == "output":
         mib = options.limits.output_bytes / (1 << 20)
         head = f"Stopped after {mib:g} MiB of output; the command and every process it started were killed."

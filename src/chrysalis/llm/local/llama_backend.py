@@ -198,12 +198,35 @@ class LlamaCppBackend:
             llama = self._loaded.llama
             cached = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), prompt)
             try:
+                if not self._prefill(job, prompt):
+                    return Completion(text="", input_tokens=len(prompt), output_tokens=0, finish_reason="cancelled",
+                                      cached_tokens=cached)  # fmt: skip
                 text, finish = self._generate(job, prompt, stop)
                 output_tokens = len(self._loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
             except Exception as exc:
                 raise ModelError(f"local:{self._name} failed while generating: {exc}") from exc
         return Completion(text=text, input_tokens=len(prompt), output_tokens=output_tokens, finish_reason=finish,
                           cached_tokens=cached)  # fmt: skip
+
+    def _prefill(self, job: _Job, prompt: list[int]) -> bool:
+        """Evaluate the prompt's uncached tokens one batch at a time; ``False`` if cancelled between batches.
+
+        llama-cpp-python evaluates the whole prompt in one uninterruptible call, which on 2 cores can
+        take minutes for a long history: a run past its ``--timeout`` (or Ctrl-C) would wait for it.
+        Done here, the wait is one batch. The last token is left for ``create_completion``, which
+        finds the rest cached and evaluates only that one to get the logits it samples from.
+        """
+        llama = self._loaded.llama
+        start = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), prompt)
+        end = len(prompt) - 1
+        if start >= end:
+            return not job.cancelled.is_set()
+        llama.n_tokens = start  # eval() drops the cache past this point first
+        for first in range(start, end, llama.n_batch):
+            if job.cancelled.is_set():
+                return False
+            llama.eval(prompt[first : min(first + llama.n_batch, end)])
+        return not job.cancelled.is_set()
 
     def _generate(self, job: _Job, prompt: list[int], stop: list[str]) -> tuple[str, str]:
         """Stream a completion of ``prompt``; llama-cpp-python reuses the KV cache's common prefix."""
