@@ -196,3 +196,17 @@ def test_mcp_list_json_shows_each_server_its_tools_and_state(
 
 def test_server_states_of_nothing_configured_is_empty(workspace: Path) -> None:
     assert asyncio.run(server_states(load_settings({"workspace": workspace}))) == []
+
+
+def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_home: Path, tmp_path: Path) -> None:
+    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(tmp_path / "calls.jsonl"),
+                                               "ghost": {"command": "no-such-mcp-server-here"}})  # fmt: skip
+    write_config(workspace / ".mcp.json", {"repo": {"command": "anything"}})
+    report = json.loads(chrysalis("doctor", "--json", "--workspace", str(workspace)).stdout)
+    servers = {s["name"]: s for s in report["mcp_servers"]}
+    assert servers["demo"]["state"] == "ready" and servers["demo"]["tools"] == 2 and "fix" not in servers["demo"]
+    assert servers["ghost"]["state"].startswith("failed") and "mcp.json" in servers["ghost"]["fix"]
+    assert servers["repo"]["fix"] == f"chrysalis trust {workspace}"
+    (workspace / ".mcp.json").write_text("{")
+    text = chrysalis("doctor", "--workspace", str(workspace)).stdout
+    assert "mcp servers:" in text and "not valid JSON" in text

@@ -17,7 +17,7 @@ from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.mcp_client import McpServers
 from chrysalis.tools.mcp_config import McpConfig, load_mcp_config
 
-__all__ = ["RunMcp", "server_states"]
+__all__ = ["RunMcp", "doctor_mcp", "server_states"]
 
 _log = logging.getLogger("chrysalis.mcp")
 _told: set[str] = set()
@@ -92,3 +92,28 @@ async def server_states(settings: Settings) -> list[dict[str, Any]]:
         rows.append(untrusted.to_json() | {"state": "not started: folder not trusted", "tools": [],
                                            "fix": f"chrysalis trust {settings.workspace}"})  # fmt: skip
     return rows
+
+
+def doctor_mcp(settings: Settings) -> list[dict[str, Any]]:
+    """``chrysalis doctor``'s MCP section: each server's name, source, state and the fix when it is not ready.
+
+    A bad ``mcp.json`` is one entry saying so (doctor reports every problem; it does not stop at one).
+    """
+    import asyncio
+
+    from chrysalis.errors import UsageError
+
+    try:
+        servers = asyncio.run(server_states(settings))
+    except UsageError as exc:
+        return [{"name": None, "source": None, "state": f"failed: {exc}", "fix": "fix the file named above"}]
+    shown: list[dict[str, Any]] = []
+    for server in servers:
+        row = {"name": server["name"], "source": server["source"], "state": server["state"],
+               "tools": len(server["tools"])}  # fmt: skip
+        if server["state"].startswith("failed"):
+            row["fix"] = f"fix or remove mcpServers.{server['name']} in {server['source']}"
+        elif "fix" in server:
+            row["fix"] = server["fix"]
+        shown.append(row)
+    return shown
