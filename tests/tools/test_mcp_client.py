@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,7 +190,11 @@ def test_mcp_list_json_shows_each_server_its_tools_and_state(
     assert done.returncode == 1, done.stderr  # a server failed
     servers = {s["name"]: s for s in json.loads(done.stdout)["servers"]}
     assert servers["demo"]["state"] == "ready"
-    assert {t["name"]: t["level"] for t in servers["demo"]["tools"]} == {"mcp__demo__shout": 1, "mcp__demo__fail": 3}
+    assert {t["name"]: t["level"] for t in servers["demo"]["tools"]} == {
+        "mcp__demo__shout": 1,
+        "mcp__demo__fail": 3,
+        "mcp__demo__die": 3,
+    }
     assert servers["ghost"]["state"].startswith("failed: ") and "no-such-mcp-server-here" in servers["ghost"]["state"]
     assert servers["repo"]["state"] == "not started: folder not trusted"
     assert servers["repo"]["source"] == str(workspace / ".mcp.json")
@@ -204,9 +211,69 @@ def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_
     write_config(workspace / ".mcp.json", {"repo": {"command": "anything"}})
     report = json.loads(chrysalis("doctor", "--json", "--workspace", str(workspace)).stdout)
     servers = {s["name"]: s for s in report["mcp_servers"]}
-    assert servers["demo"]["state"] == "ready" and servers["demo"]["tools"] == 2 and "fix" not in servers["demo"]
+    assert servers["demo"]["state"] == "ready" and servers["demo"]["tools"] == 3 and "fix" not in servers["demo"]
     assert servers["ghost"]["state"].startswith("failed") and "mcp.json" in servers["ghost"]["fix"]
     assert servers["repo"]["fix"] == f"chrysalis trust {workspace}"
     (workspace / ".mcp.json").write_text("{")
     text = chrysalis("doctor", "--workspace", str(workspace)).stdout
     assert "mcp servers:" in text and "not valid JSON" in text
+
+
+def test_a_server_that_dies_mid_run_gives_a_failed_result_not_a_hang(workspace: Path, tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    servers = {"demo": demo_server(calls, level=0)}
+    script = Script([tool("mcp__demo__die"), tool("mcp__demo__shout", text="x"), final("ok")])
+    settings = load_settings({"workspace": workspace, "level": 0})
+    events: list[Event] = []
+    session = AgentSession(settings, model=script.model(), on_event=events.append, mcp_servers=servers)
+    try:
+        result = asyncio.run(asyncio.wait_for(session.run("die"), 120))
+    finally:
+        session.close()
+    assert result.output == "ok"
+    die, shout = results(events)
+    assert not die.ok and not shout.ok and "demo" in (shout.error or "")
+    assert [c["tool"] for c in calls_of(calls)] == ["die"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], guard: float = 60.0) -> None:
+    """Until the server accepts connections (a guard turns a server that never listens into a failure)."""
+    deadline = time.monotonic() + guard
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the HTTP server exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listened on port {port} within {guard} s")
+
+
+def test_a_streamable_http_server_by_url(workspace: Path, tmp_path: Path) -> None:
+    calls, port = tmp_path / "calls.jsonl", free_port()
+    process = subprocess.Popen([sys.executable, str(DEMO), str(calls), "--http", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_port(port, process)
+        servers = {"web": {"url": f"http://127.0.0.1:{port}/mcp", "tools": {"shout": {"level": 0}},
+                           "headers": {"X-Test": "${NO_SUCH_VAR:-yes}"}}}  # fmt: skip
+        script = Script([tool("mcp__web__shout", text="over http"), final("ok")])
+        settings = load_settings({"workspace": workspace, "level": 0})
+        events: list[Event] = []
+        session = AgentSession(settings, model=script.model(), on_event=events.append, mcp_servers=servers)
+        try:
+            asyncio.run(asyncio.wait_for(session.run("shout"), 120))
+        finally:
+            session.close()
+        [shout] = results(events)
+        assert shout.ok and shout.result == "OVER HTTP"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert calls_of(calls) == [{"tool": "shout", "args": {"text": "over http"}}]

@@ -155,12 +155,9 @@ class McpServer:
         c = self.config
         if c.url is not None:
             from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's client, its timeouts
 
-            client = None
-            if c.headers:
-                import httpx2  # the SDK's HTTP client
-
-                client = httpx2.AsyncClient(headers=dict(c.headers))
+            client = stack.push_async_exit(create_mcp_http_client(headers=dict(c.headers))) if c.headers else None
             return streamable_http_client(c.url, http_client=client)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
