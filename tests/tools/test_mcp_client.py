@@ -277,3 +277,26 @@ def test_a_streamable_http_server_by_url(workspace: Path, tmp_path: Path) -> Non
         process.terminate()
         process.wait(timeout=30)
     assert calls_of(calls) == [{"tool": "shout", "args": {"text": "over http"}}]
+
+
+def test_precedence_and_variables(workspace: Path, chrysalis_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEMO_TOKEN", "t0k")
+    write_config(chrysalis_home / "mcp.json", {"a": {"command": "user-a"}, "b": {"command": "user-b"}})
+    write_config(workspace / ".mcp.json", {"b": {"command": "claude-b"}, "c": {"command": "claude-c"}})
+    write_config(workspace / ".chrysalis" / "mcp.json",
+                 {"c": {"command": "ours-c", "args": ["--token=${DEMO_TOKEN}", "${UNSET_VAR:-dflt}"]}})  # fmt: skip
+    add_trusted(chrysalis_home / "config.toml", workspace)
+    config = load_mcp_config(load_settings({"workspace": workspace}), {"a": {"url": "http://127.0.0.1:1/mcp"}})
+    by_name = {s.name: s for s in config.servers}
+    assert {n: s.target for n, s in by_name.items()} == {
+        "a": "http://127.0.0.1:1/mcp", "b": "claude-b", "c": "ours-c --token=t0k dflt",
+    }  # fmt: skip
+    assert by_name["a"].source == "given by the caller" and by_name["c"].level == 3
+
+
+def test_mcp_list_text(workspace: Path, chrysalis_home: Path, tmp_path: Path) -> None:
+    assert "No MCP servers configured" in chrysalis("mcp", "list", "--workspace", str(workspace)).stdout
+    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(tmp_path / "calls.jsonl", level=1)})
+    done = chrysalis("mcp", "list", "--workspace", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert "state: ready" in done.stdout and "mcp__demo__shout  level 1  Return TEXT in capitals." in done.stdout
