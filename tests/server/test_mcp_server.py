@@ -21,7 +21,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import chrysalis
+from chrysalis.config import load_settings
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from chrysalis.server.mcp_server import McpBridge
+from chrysalis.stores import Stores
 
 SRC = str(Path(chrysalis.__file__).resolve().parents[1])
 READ_TOOLS = {"read_file", "list_dir", "find", "grep", "git_status", "git_diff", "git_log", "system_stats"}
@@ -140,3 +143,18 @@ def test_unknown_methods_get_errors_and_stdout_holds_only_json_rpc(workspace: Pa
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in lines if line.strip())
     assert replies[2]["error"]["code"] == -32601
     assert "return a + b" in replies[3]["result"]["content"][0]["text"]
+
+
+def test_the_mode_narrows_the_list_and_a_refused_call_never_runs(workspace: Path) -> None:
+    settings = load_settings({"workspace": workspace, "level": 3, "mode": "ask", "yes": True})
+    stores = Stores.open(settings.home)
+    try:
+        bridge = McpBridge(settings, stores)
+        names = {tool.name for tool in bridge.tools()}
+        assert "read_file" in names and "run_task" in names
+        assert not names & {"write_file", "edit_file", "apply_patch", "shell", "git_commit"}
+        said, is_error = asyncio.run(bridge.call("write_file", {"path": "new.txt", "content": "x"}))
+    finally:
+        stores.close()
+    assert is_error and "not allowed in 'ask' mode" in said
+    assert not (workspace / "new.txt").exists()

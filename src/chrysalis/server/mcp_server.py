@@ -49,10 +49,12 @@ class McpBridge:
         self.settings = settings
         self.stores = stores
         self.run_id = f"mcp-{uuid.uuid4().hex[:8]}"
-        self.gate = GatedTools.for_run(settings, builtin_tools(), run_id=self.run_id, checkpoints=stores.checkpoints,
+        tools = builtin_tools()
+        self.gate = GatedTools.for_run(settings, tools, run_id=self.run_id, checkpoints=stores.checkpoints,
                                        emit=self._emit, approver=None, guards=RunGuards())  # fmt: skip
         self.listed = {name: spec for name, spec in self.gate.specs.items() if spec.level <= settings.level}
         """What ``tools/list`` shows: offered by the mode and within the level (the rest would be refused)."""
+        self.gate.specs = tools  # a call to an unlisted tool is refused by the policy, which says what would allow it
         self._calls = 0
 
     def _emit(self, event: Event) -> None:
