@@ -119,8 +119,8 @@ class AgentSession:
         self.total_tokens = 0
         self.last_run_id: str | None = None
         self._subscribed = ("", "")
-        self.mcp = RunMcp(settings, mcp_servers, enabled=parent_run_id is None)  # started and stopped by each run
         """(run id, its subscriptions' prompt section): read once per run, so a refine step shows the same."""
+        self.mcp = RunMcp(settings, mcp_servers, enabled=parent_run_id is None)  # started and stopped by each run
 
     @property
     def model(self) -> Model:
