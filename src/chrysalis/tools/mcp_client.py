@@ -91,9 +91,8 @@ class McpServer:
             task, self._task = self._task, None
             if self.state != "ready":  # still starting (timed out): nothing to close politely
                 task.cancel()
-            try:
-                await asyncio.wait_for(task, 15)
-            except (asyncio.CancelledError, TimeoutError):
+            await asyncio.wait({task}, timeout=15)  # neither raises nor swallows the caller's own cancellation
+            if not task.done():
                 task.cancel()
         self._session = None
         if self.state == "ready":
