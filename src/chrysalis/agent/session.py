@@ -16,7 +16,7 @@ import asyncio
 import dataclasses
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chrysalis.agent.conversation import Conversation
@@ -27,6 +27,7 @@ from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
+from chrysalis.agent.mcp_tools import RunMcp
 from chrysalis.agent.memory_tools import memory_prompt, memory_tools, open_memory
 from chrysalis.agent.priority import plan_for
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
@@ -78,8 +79,11 @@ class AgentSession:
         judge_model: Model | None = None,
         parent_run_id: str | None = None,
         durability: Durability | None = None,
+        mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
+
+        ``mcp_servers`` adds MCP servers to the configured ones, in ``mcp.json``'s ``mcpServers`` format.
 
         Raises:
             ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
@@ -116,6 +120,7 @@ class AgentSession:
         self.last_run_id: str | None = None
         self._subscribed = ("", "")
         """(run id, its subscriptions' prompt section): read once per run, so a refine step shows the same."""
+        self.mcp = RunMcp(settings, mcp_servers, enabled=parent_run_id is None)  # started and stopped by each run
 
     @property
     def model(self) -> Model:
@@ -304,6 +309,7 @@ class AgentSession:
                 await self._compact_if_needed(run_id)
             tally = Tally()
             subagents = self._subagents(run_id, tally)
+            await self.mcp.start()
             setup = self._setup(run_id, task, subagents)
             if saved:
                 setup = dataclasses.replace(setup, on_history=self.conversation.save)
@@ -311,6 +317,7 @@ class AgentSession:
         except ChrysalisError as exc:  # e.g. a bad model name or budget: shown like any other error
             self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
                                   exit_code=exc.exit_code))  # fmt: skip
+            await self.mcp.stop()
             raise
         success = False
         recorded = _Spent()
@@ -328,6 +335,7 @@ class AgentSession:
         finally:
             if subagents is not None:
                 await subagents.close()
+            await self.mcp.stop()
             self._record_part(run_id, kind, tally, recorded, success=success)
             if saved:  # however the run ended (a limit, an error, Ctrl-C): the conversation so far is kept
                 self.conversation.end_run(loop.history, steps=tally.steps, cost_usd=tally.cost_usd)
@@ -406,7 +414,7 @@ class AgentSession:
                                      summary=self.conversation.summary if self.parent_run_id is None else "",
                                      subscriptions=self._subscriptions(run_id, memory), memories=memories)  # fmt: skip
         offered = (self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
-                   | self._memory(memory))  # fmt: skip
+                   | self._memory(memory) | self.mcp.tools())  # fmt: skip
         tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
                                    approver=self.approver, guards=RunGuards(), judge=self.judge(),
                                    durability=self.durability)  # fmt: skip

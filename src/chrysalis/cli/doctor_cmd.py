@@ -13,6 +13,7 @@ import sys
 from importlib import metadata
 from typing import Any
 
+from chrysalis.agent.mcp_tools import doctor_mcp
 from chrysalis.config import Settings, load_settings
 from chrysalis.llm.local.catalog import LOCAL_MODELS
 from chrysalis.llm.local.weights import is_cached
@@ -47,6 +48,7 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "local_weights": {f"local:{name}": is_cached(info, settings.home) for name, info in LOCAL_MODELS.items()},
         "provider_keys": {key: key in os.environ for key in KEY_VARS.values()},
         "sandbox": sandbox,
+        "mcp_servers": doctor_mcp(settings),
     }
 
 
@@ -77,6 +79,18 @@ def _sandbox_lines(sandbox: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _mcp_lines(servers: list[dict[str, Any]]) -> list[str]:
+    """The MCP servers of ``mcp.json`` files: each one's state, and the fix when it is not ready."""
+    if not servers:
+        return ["mcp servers: none configured ($CHRYSALIS_HOME/mcp.json, .mcp.json, .chrysalis/mcp.json)"]
+    lines = ["mcp servers:"]
+    for s in servers:
+        tools = f", {s['tools']} tools" if s["state"] == "ready" else ""
+        fix = f"; fix: {s['fix']}" if "fix" in s else ""
+        lines.append(f"  {s['name'] or 'mcp.json'} ({s['source'] or 'config'}): {s['state']}{tools}{fix}")
+    return lines
+
+
 def doctor_command(flags: dict[str, Any], *, json_output: bool) -> int:
     """Print the report; exit 1 when commands would be refused here."""
     report = doctor_report(load_settings(flags))
@@ -93,6 +107,7 @@ def doctor_command(flags: dict[str, Any], *, json_output: bool) -> int:
             f"model: {report['model']}; local weights fetched: {', '.join(weights) or 'none (chrysalis models fetch)'}",
             f"provider keys set: {', '.join(keys) or 'none'}",
             *_sandbox_lines(report["sandbox"]),
+            *_mcp_lines(report["mcp_servers"]),
         ]
         print("\n".join(lines))
     return 1 if report["sandbox"]["commands_refused"] else 0
