@@ -420,14 +420,17 @@ def archive_show(
 @app.command()
 def doctor(
     workspace: WorkspaceOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
     level: LevelOpt = None,
     unsafe_no_sandbox: UnsafeOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
-    """Say which sandbox confines commands here and what it allows (exit 1 if commands would be refused)."""
+    """Check the model, keys, sandbox, database and versions, with the fix for each problem (exit 1: no sandbox)."""
     from chrysalis.cli.doctor_cmd import doctor_command
 
-    flags = _flags(workspace=workspace, level=level, unsafe_no_sandbox=unsafe_no_sandbox or None)
+    flags = _flags(workspace=workspace, model=model, base_url=base_url, level=level,
+                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: doctor_command(flags, json_output=json_output), json_output=json_output))
 
 
