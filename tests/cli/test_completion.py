@@ -96,3 +96,14 @@ def test_completing_does_not_import_heavy_libraries() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "HEAVY []" in done.stdout and "serve" in done.stdout
+
+
+def test_when_the_shell_cannot_be_told_the_error_says_how_to_name_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer._completion_shared
+
+    from chrysalis.cli.completion import completion_command
+    from chrysalis.errors import UsageError
+
+    monkeypatch.setattr(typer._completion_shared, "_get_shell_name", lambda: None)
+    with pytest.raises(UsageError, match=r"Could not tell which shell.*chrysalis --install-completion bash"):
+        completion_command(["--install-completion"])
