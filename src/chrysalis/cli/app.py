@@ -1,7 +1,8 @@
 """The ``chrysalis`` command: a thin typer app that parses flags and hands off to one module per command.
 
 Everything heavy (pydantic-ai, model runtimes, the stores) is imported inside the command
-functions, so ``chrysalis --help`` stays fast. User mistakes become a message and an exit code
+functions, so ``chrysalis --help`` and shell completion (``--install-completion``, which typer's
+completion protocol answers from this module alone) stay fast. User mistakes become a message and an exit code
 (``chrysalis.errors``), never a traceback.
 """
 
@@ -24,7 +25,7 @@ app = typer.Typer(
     help="Chrysalis Forge: a local-first, self-improving, safety-gated coding agent.",
     no_args_is_help=False,
     invoke_without_command=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -80,9 +81,34 @@ app.add_typer(archive_app, name="archive")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", help="provider:name (local:qwen2.5-coder-1.5b, ...) or auto.")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible server URL.")]
-ModeOpt = Annotated[str | None, typer.Option("--mode", help="ask | architect | code | semantic.")]
-LevelOpt = Annotated[str | None, typer.Option("--level", help="Security level 0..3 (3 allows shell).")]
-PriorityOpt = Annotated[str | None, typer.Option("--priority", help="fast | cheap | best | verbose | a sentence.")]
+
+
+def _complete_mode(incomplete: str) -> list[str]:
+    from chrysalis.config import MODES
+
+    return [mode for mode in MODES if mode.startswith(incomplete)]
+
+
+def _complete_level(incomplete: str) -> list[str]:
+    return [level for level in "0123" if level.startswith(incomplete)]
+
+
+def _complete_priority(incomplete: str) -> list[str]:
+    from chrysalis.config import PRIORITY_KEYWORDS
+
+    return [word for word in PRIORITY_KEYWORDS if word.startswith(incomplete)]
+
+
+ModeOpt = Annotated[
+    str | None, typer.Option("--mode", help="ask | architect | code | semantic.", autocompletion=_complete_mode)
+]
+LevelOpt = Annotated[
+    str | None, typer.Option("--level", help="Security level 0..3 (3 allows shell).", autocompletion=_complete_level)
+]
+PriorityOpt = Annotated[
+    str | None,
+    typer.Option("--priority", help="fast | cheap | best | verbose | a sentence.", autocompletion=_complete_priority),
+]
 BudgetOpt = Annotated[str | None, typer.Option("--budget", help="Most USD the run may spend.")]
 TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Most seconds the run may take.")]
 StepsOpt = Annotated[str | None, typer.Option("--max-steps", help="Most model requests the run may make.")]
@@ -394,14 +420,17 @@ def archive_show(
 @app.command()
 def doctor(
     workspace: WorkspaceOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
     level: LevelOpt = None,
     unsafe_no_sandbox: UnsafeOpt = False,
     json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
-    """Say which sandbox confines commands here and what it allows (exit 1 if commands would be refused)."""
+    """Check the model, keys, sandbox, database and versions, with the fix for each problem (exit 1: no sandbox)."""
     from chrysalis.cli.doctor_cmd import doctor_command
 
-    flags = _flags(workspace=workspace, level=level, unsafe_no_sandbox=unsafe_no_sandbox or None)
+    flags = _flags(workspace=workspace, model=model, base_url=base_url, level=level,
+                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
     raise typer.Exit(_guarded(lambda: doctor_command(flags, json_output=json_output), json_output=json_output))
 
 
@@ -795,4 +824,10 @@ def _print_error(message: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     _argv[:] = argv if argv is not None else sys.argv[1:]
+    from chrysalis.cli.completion import is_completion_request
+
+    if is_completion_request(_argv):  # typer's own flags take no shell name (chrysalis.cli.completion)
+        from chrysalis.cli.completion import completion_command
+
+        raise SystemExit(_guarded(lambda: completion_command(_argv)))
     app(args=list(_argv), prog_name="chrysalis")

@@ -18,8 +18,8 @@ from rich.tree import Tree
 
 from chrysalis.agent.events import Event, PlanEnd, PlanNodeEvent, Start, ToolCall
 from chrysalis.agent.session import AgentSession
+from chrysalis.cli.approval import terminal_approver
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
-from chrysalis.cli.run_cmd import terminal_approver
 from chrysalis.config import load_settings
 from chrysalis.decomposition.run import Decomposer
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -98,7 +98,9 @@ def decompose_command(task: str, flags: dict[str, Any], *, json_output: bool) ->
         else:
             fallback(event)
 
-    session = AgentSession(settings, approver=None if json_output else terminal_approver(), on_event=on_event)
+    session = AgentSession(
+        settings, approver=None if json_output else terminal_approver(lambda: settings.workspace), on_event=on_event
+    )
     try:
         if screen is not None:
             with screen:

@@ -261,13 +261,14 @@ def repl_command(flags: dict[str, Any]) -> int:
     from prompt_toolkit.completion import WordCompleter
     from prompt_toolkit.history import FileHistory
 
-    from chrysalis.cli.run_cmd import terminal_approver
+    from chrysalis.cli.approval import terminal_approver
 
     settings = load_settings(flags)
     print_warnings((*settings.warnings, *discover_skills(settings.workspace, settings.home).warnings()))
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
-    session = AgentSession(settings, approver=terminal_approver(), on_event=RichRenderer(console))
+    approver = terminal_approver(lambda: session.settings.workspace, console=console)
+    session = AgentSession(settings, approver=approver, on_event=RichRenderer(console))
     repl = Repl(session, console)
     prompt: PromptSession[str] = PromptSession(
         history=FileHistory(str(settings.home / "repl_history")),

@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.skills import discover_skills
-from chrysalis.agent.toolset import Approver
 from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
+from chrysalis.cli.approval import terminal_approver
 from chrysalis.cli.conversation import Conversation
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
 
-__all__ = ["run_command", "terminal_approver"]
-
-
-def terminal_approver() -> Approver | None:
-    """Ask on the terminal when there is one; with no terminal nobody can approve (use --yes)."""
-    if not sys.stdin.isatty():
-        return None
-
-    async def approve(tool: str, args: dict[str, Any], reason: str) -> bool:
-        from rich.prompt import Confirm
-
-        shown = ", ".join(f"{k}={str(v)[:200]!r}" for k, v in args.items())
-        return await asyncio.to_thread(Confirm.ask, f"{reason}\n  {tool}({shown})\n  Allow?", default=False)
-
-    return approve
+__all__ = ["run_command"]
 
 
 def run_command(
@@ -52,7 +37,7 @@ def run_command(
     if settings.daemon and not daemon_client.IN_DAEMON_CHILD:
         daemon_client.start_daemon(settings.home)  # warms up beside this run; exits at once if one runs
     renderer = JsonRenderer() if json_output else RichRenderer()
-    approver = None if json_output else terminal_approver()
+    approver = None if json_output else terminal_approver(lambda: settings.workspace)
     session = AgentSession(settings, approver=approver, on_event=renderer)
     try:
         conversation.open(session)

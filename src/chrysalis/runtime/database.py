@@ -30,13 +30,21 @@ def database_url(settings: Settings) -> str:
     return settings.database_url or f"sqlite:///{settings.home / 'runtime.sqlite'}"
 
 
-def open_engine(url: str) -> Engine:
-    """A SQLAlchemy engine for ``url``; PostgreSQL through psycopg 3, SQLite with WAL and a busy timeout."""
+def open_engine(url: str, *, connect_timeout: int | None = None) -> Engine:
+    """A SQLAlchemy engine for ``url``; PostgreSQL through psycopg 3, SQLite with WAL and a busy timeout.
+
+    ``connect_timeout`` bounds, in seconds, how long a PostgreSQL connection may take to open
+    (``chrysalis doctor`` sets it; libpq's default is to wait as long as the network does).
+    """
     from sqlalchemy import create_engine, event
 
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    engine = create_engine(url, connect_args={"timeout": 30} if url.startswith("sqlite") else {})
+    if url.startswith("sqlite"):
+        connect_args: dict[str, int] = {"timeout": 30}
+    else:
+        connect_args = {} if connect_timeout is None else {"connect_timeout": connect_timeout}
+    engine = create_engine(url, connect_args=connect_args)
     if url.startswith("sqlite"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
 

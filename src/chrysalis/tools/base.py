@@ -21,6 +21,7 @@ from chrysalis.tools.sandbox import SandboxOptions
 __all__ = [
     "MAX_RESULT_CHARS",
     "Effect",
+    "FileChange",
     "ToolArgs",
     "ToolContext",
     "ToolError",
@@ -103,6 +104,18 @@ class ToolContext:
 
 
 @dataclass(frozen=True)
+class FileChange:
+    """What a call would do to one file, computed without doing it (``ToolSpec.preview``)."""
+
+    path: str
+    """Workspace-relative, as the tool shows it."""
+    old: str | None
+    """The current text; None when the call creates the file."""
+    new: str | None
+    """The text after the call; None when the call deletes the file."""
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """One tool: its model-facing schema, its declared effect and level, and its function."""
 
@@ -119,6 +132,10 @@ class ToolSpec:
     arun: Callable[[Any, ToolContext], Awaitable[ToolResult]] | None = None
     """An async implementation, used instead of ``run`` by callers that can await (sub-agents, which run
     in the caller's event loop); ``run`` is then what answers a synchronous call."""
+    preview: Callable[[Any, ToolContext], list[FileChange]] | None = None
+    """For tools that change files: each file's text before and after the call, computed by the same code
+    that ``run`` uses and changing nothing, so a user asked to approve the call sees its diff. Raises
+    ``ToolError`` exactly where ``run`` would fail."""
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as models see it."""
@@ -131,6 +148,24 @@ class ToolSpec:
         except ValueError as exc:
             return ToolResult.failure(f"Bad arguments for {self.name}: {_short_validation(exc)}")
         return self.run_validated(args, ctx)
+
+    def preview_changes(self, raw_args: dict[str, Any], ctx: ToolContext) -> list[FileChange] | None:
+        """What the call would change, file by file; None when this tool has no preview.
+
+        Raises:
+            ToolError: The arguments are invalid, or the call would fail (old text not found, hunk
+                does not apply); the message is the one the model would get.
+        """
+        if self.preview is None:
+            return None
+        try:
+            args = self.args.model_validate(raw_args)
+        except ValueError as exc:
+            raise ToolError(f"Bad arguments for {self.name}: {_short_validation(exc)}") from None
+        try:
+            return self.preview(args, ctx)
+        except OSError as exc:
+            raise ToolError(f"{self.name} would fail: {exc.strerror or exc}") from None
 
     def run_validated(self, args: Any, ctx: ToolContext) -> ToolResult:
         """Run with already-validated ``args``; problems the model can fix become failed results."""

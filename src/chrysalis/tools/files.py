@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field
 
 from chrysalis.redact import MARKER, added_markers
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import FileChange, ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.clean_edit import check_clean_edit
 from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
@@ -86,7 +87,8 @@ class WriteFileArgs(ToolArgs):
     content: str = Field(description="The whole new content of the file.")
 
 
-def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+def _plan_write(args: WriteFileArgs, ctx: ToolContext) -> tuple[Path, str, bytes, bool]:
+    """The path, its shown name, the bytes to write and whether the file exists; refuses as the write would."""
     path = resolve(ctx.workspace, args.path, for_write=True)
     shown = relative(ctx.workspace, path)
     if path.is_dir():
@@ -98,11 +100,21 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     old = read_text(ctx.workspace, path, shown) if existed and path.suffix == ".py" else None
     check_python_syntax(path, shown, args.content, old)
     check_clean_edit(path, shown, args.content, old)
+    return path, shown, data, existed
+
+
+def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+    path, shown, data, existed = _plan_write(args, ctx)
     ctx.before_write(path)
     others = write_bytes(ctx.workspace, path, data, shown)
     lines = len(args.content.splitlines())
     verb = "Overwrote" if existed else "Created"
     return ToolResult.success(f"{verb} {shown} ({lines} lines).{hard_link_note(others)}")
+
+
+def _preview_write(args: WriteFileArgs, ctx: ToolContext) -> list[FileChange]:
+    path, shown, _data, existed = _plan_write(args, ctx)
+    return [FileChange(shown, read_text(ctx.workspace, path, shown) if existed else None, args.content)]
 
 
 def refuse_markers(shown: str, old: str, new: str) -> None:
@@ -154,6 +166,7 @@ write_file = ToolSpec(
     effect="write",
     level=2,
     run=_write_file,
+    preview=_preview_write,
     write_targets=lambda args: [normalize(args.path)],
 )
 
@@ -198,7 +211,20 @@ def _enclosing_function(text: str, line: int) -> str | None:
     return max(holders, key=lambda node: node.lineno).name if holders else None
 
 
-def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+@dataclass(frozen=True)
+class _PlannedEdit:
+    """An edit worked out in memory: the file, its text before and after, the old and new text as matched."""
+
+    path: Path
+    shown: str
+    text: str
+    updated: str
+    old_text: str
+    new_text: str
+
+
+def _plan_edit(args: EditFileArgs, ctx: ToolContext) -> _PlannedEdit:
+    """Work the edit out without writing; refuses (``ToolError``) exactly as the edit would."""
     path = resolve(ctx.workspace, args.path, must_exist=True, for_write=True)
     shown = relative(ctx.workspace, path)
     text = read_text(ctx.workspace, path, shown)
@@ -215,15 +241,20 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(_no_match_message(text, old_text, shown))
     if count > 1:
         raise ToolError(_ambiguous_message(text, old_text, shown, count))
-    index = text.index(old_text)
     updated = text.replace(old_text, new_text, 1)
     refuse_markers(shown, text, updated)
     check_python_syntax(path, shown, updated, text)
     check_clean_edit(path, shown, updated, text)
-    data = encode_text(updated, shown)
+    return _PlannedEdit(path, shown, text, updated, old_text, new_text)
+
+
+def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+    edit = _plan_edit(args, ctx)
+    path, shown, text, old_text, new_text = edit.path, edit.shown, edit.text, edit.old_text, edit.new_text
+    data = encode_text(edit.updated, shown)
     ctx.before_write(path)
     others = write_bytes(ctx.workspace, path, data, shown)
-    first = text.count("\n", 0, index) + 1
+    first = text.count("\n", 0, text.index(old_text)) + 1
     new_lines = new_text.splitlines() or [""]
     shown_lines = new_lines[:8]
     tail = f"\n[... {len(new_lines) - 8} more changed lines]" if len(new_lines) > 8 else ""
@@ -231,6 +262,11 @@ def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         f"Edited {shown}: replaced {len(old_text.splitlines()) or 1} line(s) at line {first} "
         f"with {len(new_lines)} line(s).{hard_link_note(others)} Now:\n{number_lines(shown_lines, first)}{tail}"
     )
+
+
+def _preview_edit(args: EditFileArgs, ctx: ToolContext) -> list[FileChange]:
+    edit = _plan_edit(args, ctx)
+    return [FileChange(edit.shown, edit.text, edit.updated)]
 
 
 def _match_line_endings(text: str, old_text: str, new_text: str) -> tuple[str, str]:
@@ -276,6 +312,7 @@ edit_file = ToolSpec(
     effect="write",
     level=2,
     run=_edit_file,
+    preview=_preview_edit,
     write_targets=lambda args: [normalize(args.path)],
 )
 

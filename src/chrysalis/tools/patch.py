@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import FileChange, ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.clean_edit import check_clean_edit
 from chrysalis.tools.fileio import encode_text, remove_file, write_bytes
 from chrysalis.tools.files import refuse_marker_match, refuse_markers
@@ -220,14 +220,31 @@ def _plan(patch: FilePatch, ctx: ToolContext) -> tuple[Path, str | None, str]:
     return path, patched, f"patched {shown} ({len(patch.hunks)} hunk(s))"
 
 
-def _apply_patch(args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
-    planned: dict[Path, tuple[bytes | None, str]] = {}
+def _plan_all(args: ApplyPatchArgs, ctx: ToolContext) -> dict[Path, tuple[str | None, str]]:
+    """Each file's new content (None to delete) and summary, every hunk applied in memory; changes nothing."""
+    planned: dict[Path, tuple[str | None, str]] = {}
     for patch in parse_patch(args.patch):
         path, content, summary = _plan(patch, ctx)
-        shown = relative(ctx.workspace, path)
         if path in planned:
-            raise ToolError(f"The patch changes {shown} twice; put all its hunks together.")
-        planned[path] = (None if content is None else encode_text(content, shown), summary)
+            raise ToolError(f"The patch changes {relative(ctx.workspace, path)} twice; put all its hunks together.")
+        planned[path] = (content, summary)
+    return planned
+
+
+def _preview_patch(args: ApplyPatchArgs, ctx: ToolContext) -> list[FileChange]:
+    changes: list[FileChange] = []
+    for path, (content, _summary) in _plan_all(args, ctx).items():
+        shown = relative(ctx.workspace, path)
+        old = read_text(ctx.workspace, path, shown) if path.exists() else None
+        changes.append(FileChange(shown, old, content))
+    return changes
+
+
+def _apply_patch(args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
+    planned = {
+        path: (None if content is None else encode_text(content, relative(ctx.workspace, path)), summary)
+        for path, (content, summary) in _plan_all(args, ctx).items()
+    }
     summaries: list[str] = []
     for path, (data, summary) in planned.items():
         shown = relative(ctx.workspace, path)
@@ -249,5 +266,6 @@ apply_patch = ToolSpec(
     effect="write",
     level=2,
     run=_apply_patch,
+    preview=_preview_patch,
     write_targets=_patch_targets,
 )

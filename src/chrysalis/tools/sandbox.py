@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKENDS",
+    "UNAVAILABLE_FIX",
     "Backend",
     "BackendChoice",
     "BackendName",
@@ -80,11 +81,12 @@ LANDLOCK_PROC = tuple(f"/proc/{name}" for name in ("cpuinfo", "meminfo", "stat",
 PROTECTED = (".git", ".chrysalis")
 """Workspace entries a command may read but never change, even when the workspace is writable."""
 SANDBOX_HOME = "/tmp/home"
-_UNAVAILABLE_FIX = (
+UNAVAILABLE_FIX = (
     "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
     "kernel.apparmor_restrict_unprivileged_userns=0), or use a kernel with Landlock; or pass "
     "--unsafe-no-sandbox to run commands without confinement (`chrysalis doctor` shows what was tried)"
 )
+"""What to do when no sandbox works here: the SandboxUnavailable message and doctor's fix line."""
 
 
 class SandboxUnavailable(Exception):
@@ -373,7 +375,7 @@ def select_backend(options: SandboxOptions) -> Backend:
         return Backend("none")
     reasons = "; ".join(f"{b.kind}: {b.problem}" for b in tried)
     raise SandboxUnavailable(f"Commands run in a sandbox, and none works on this machine ({reasons}). To fix it, "
-                             f"{_UNAVAILABLE_FIX}.")  # fmt: skip
+                             f"{UNAVAILABLE_FIX}.")  # fmt: skip
 
 
 def confine(spec: SandboxSpec, command: str) -> Confinement:
