@@ -7,17 +7,20 @@ events (a request reaching the server, a response arriving), each under a genero
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from acp import PROTOCOL_VERSION, RequestError
 from acp.client.connection import ClientSideConnection
 from acp.helpers import text_block
+from acp.interfaces import Client as AcpClient
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
@@ -72,7 +75,7 @@ async def serve(
     command = [sys.executable, "-m", "chrysalis", "serve", "--acp"]
     with (tmp / f"stderr-{os.getpid()}-{id(client)}.log").open("wb") as stderr:
         spawned = spawn_agent_process(
-            client, *command, env=full_env, cwd=tmp, transport_kwargs={"stderr": stderr.fileno()}
+            cast(AcpClient, client), *command, env=full_env, cwd=tmp, transport_kwargs={"stderr": stderr.fileno()}
         )
         async with spawned as (conn, process):
             init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), GUARD)
@@ -99,7 +102,7 @@ async def ask(conn: ClientSideConnection, session_id: str, text: str) -> str:
 
 
 def test_a_prompt_reads_edits_with_approval_and_answers(project: Path, chrysalis_home: Path, tmp_path: Path) -> None:
-    script = [
+    script: list[ScriptedReply | str] = [
         ScriptedReply.tool_call("read_file", {"path": "notes.txt"}),
         ScriptedReply.tool_call("edit_file", {"path": "notes.txt", "old_text": "is old", "new_text": "is new"}),
         "I changed the colour to new.",
@@ -138,7 +141,7 @@ def test_a_prompt_reads_edits_with_approval_and_answers(project: Path, chrysalis
 def test_a_rejected_edit_never_runs_and_always_is_remembered(
     project: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    script = [
+    script: list[ScriptedReply | str] = [
         ScriptedReply.tool_call("edit_file", {"path": "notes.txt", "old_text": "is old", "new_text": "is new"}),
         ScriptedReply.tool_call("write_file", {"path": "notes.txt", "content": "overwritten\n"}),
         ScriptedReply.tool_call("edit_file", {"path": "notes.txt", "old_text": "second", "new_text": "2nd"}),
@@ -164,7 +167,7 @@ def test_a_rejected_edit_never_runs_and_always_is_remembered(
 
 
 def test_cancel_stops_a_running_prompt(project: Path, chrysalis_home: Path, tmp_path: Path) -> None:
-    script = [ScriptedReply(text="never sent", held=True), "Still here."]
+    script: list[ScriptedReply | str] = [ScriptedReply(text="never sent", held=True), "Still here."]
     client = Client()
 
     async def scenario(server: ScriptedOpenAIServer) -> tuple[str, str]:
@@ -200,8 +203,11 @@ def test_load_replays_a_stored_session_in_a_new_process(project: Path, chrysalis
             replayed = list(second_client.updates)  # the replay comes before load's answer
             return replayed, await ask(conn, session_id, "And the second line?")
 
-    with ScriptedOpenAIServer([ScriptedReply.tool_call("read_file", {"path": "notes.txt"}),
-                               "The colour is old."]) as server:  # fmt: skip
+    script: list[ScriptedReply | str] = [
+        ScriptedReply.tool_call("read_file", {"path": "notes.txt"}),
+        "The colour is old.",
+    ]
+    with ScriptedOpenAIServer(script) as server:
         session_id = asyncio.run(first(server))
     with ScriptedOpenAIServer(["It says second line."]) as server:
         replayed, stop = asyncio.run(second(server, session_id))
@@ -233,3 +239,25 @@ def test_a_bad_model_is_a_json_rpc_error_not_a_crash(project: Path, chrysalis_ho
     no_key, no_folder = asyncio.run(scenario())
     assert "OPENAI_API_KEY" in str(no_key) and no_key.code == -32602
     assert "is not an absolute path to a folder" in str(no_folder)
+
+
+def test_stdout_holds_only_protocol_messages_and_unknown_methods_are_errors(
+    project: Path, chrysalis_home: Path, tmp_path: Path
+) -> None:
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 2, "method": "session/frobnicate", "params": {}},
+        {"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": {"cwd": "relative", "mcpServers": []}},
+        {"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": []}},
+    ]
+    env = {**os.environ, "PYTHONPATH": str(SRC), "CHRYSALIS_HOME": str(chrysalis_home)}
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    command = [sys.executable, "-m", "chrysalis", "serve", "--acp"]
+    done = subprocess.run(command, input=lines, capture_output=True, text=True, env=env, timeout=GUARD, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # the client closed stdin: the agent ends cleanly
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}  # every line is JSON-RPC
+    assert sorted(answers) == [1, 2, 3, 4] and all(m["jsonrpc"] == "2.0" for m in answers.values())
+    assert answers[1]["result"]["agentCapabilities"]["loadSession"] is True
+    assert answers[2]["error"]["code"] == -32601
+    assert "cwd 'relative' is not an absolute path" in answers[3]["error"]["message"]
+    assert "No session 'nope'" in answers[4]["error"]["message"]

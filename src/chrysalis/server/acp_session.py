@@ -46,9 +46,13 @@ class AcpSession:
     def __init__(self, client: Client, settings: Settings, **agent_options: Any) -> None:
         """A session in ``settings.workspace``; ``agent_options`` go to ``AgentSession`` (``mcp_servers``).
 
+        Made in the event loop that serves the connection.
+
         Its id is the stored conversation's: ``open_new`` or ``load`` sets it.
         """
         self.client = client
+        self._loop = asyncio.get_running_loop()
+        """The loop the session was opened in: updates are queued and sent there, whichever thread emits."""
         self.mapper = EventMapper(settings.workspace)
         self.agent = AgentSession(settings, approver=self.approve, on_event=self.on_event, **agent_options)
         self.session_id = ""
@@ -76,15 +80,28 @@ class AcpSession:
         await self.flush()
 
     def on_event(self, event: Event) -> None:
-        """Queue the updates of one of the run's events (called synchronously by the run)."""
+        """Queue the updates of one of the run's events (called synchronously by the run, in any thread)."""
+        if not self._in_loop():
+            self._loop.call_soon_threadsafe(self.on_event, event)
+            return
         for update in self.mapper.updates(event):
             self.send(update)
 
     def send(self, update: Update) -> None:
         """Queue ``update``; it goes out after everything queued before it."""
+        if not self._in_loop():
+            self._loop.call_soon_threadsafe(self.send, update)
+            return
         if self._pump is None:
-            self._pump = asyncio.get_running_loop().create_task(self._send_all())
+            self._pump = self._loop.create_task(self._send_all())
         self._queue.put_nowait(update)
+
+    def _in_loop(self) -> bool:
+        """Whether this is the event loop's thread (the queue and the mapper are not thread-safe)."""
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
 
     async def flush(self) -> None:
         """Wait until every queued update was sent."""
