@@ -121,8 +121,8 @@ def test_a_prompt_reads_edits_with_approval_and_answers(project: Path, chrysalis
     assert (project / "notes.txt").read_text() == "the colour is new\nsecond line\n"
     starts = client.of(ToolCallStart)
     assert [(s.kind, s.status, s.title) for s in starts] == [
-        ("read", "pending", "Read notes.txt"),
-        ("edit", "pending", "Edit notes.txt"),
+        ("read", "in_progress", "Read notes.txt"),  # allowed at once
+        ("edit", "pending", "Edit notes.txt"),  # to be approved
     ]
     ((asked, options),) = client.permissions  # only the edit needed approval (level 2)
     assert asked.tool_call_id == starts[1].tool_call_id and asked.kind == "edit"

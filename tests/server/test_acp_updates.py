@@ -42,6 +42,7 @@ from chrysalis.server import acp_agent
 from chrysalis.server.acp_history import history_updates
 from chrysalis.server.acp_inputs import mcp_servers_config, prompt_task
 from chrysalis.server.acp_updates import EventMapper, Update, edited_paths, tool_kind
+from chrysalis.tools.policy import Policy
 
 RUN = "run1"
 
@@ -99,6 +100,15 @@ def test_a_refused_call_fails_with_the_reason_and_no_diff(tmp_path: Path) -> Non
     assert failed.raw_output == {"error": "it failed", "decision": "declined"}
 
 
+def test_calls_left_open_when_a_run_stops_are_marked_failed(tmp_path: Path) -> None:
+    mapper = EventMapper(tmp_path)
+    (started,) = mapper.updates(ToolCall(run_id=RUN, step=1, call_id="c0", tool="shell", args={"command": "sleep 9"}))
+    (stopped,) = mapper.abandon()
+    assert isinstance(started, ToolCallStart) and isinstance(stopped, ToolCallProgress)
+    assert (stopped.tool_call_id, stopped.status) == (started.tool_call_id, "failed")
+    assert mapper.abandon() == [] and mapper.updates(result("c0")) == []
+
+
 def test_the_same_call_id_in_two_steps_gets_two_acp_ids(tmp_path: Path) -> None:
     mapper = EventMapper(tmp_path)
     first = mapper.updates(ToolCall(run_id=RUN, step=1, call_id="call_0", tool="list_dir", args={}))[0]
@@ -126,6 +136,24 @@ def test_a_sub_agents_text_is_not_streamed_but_its_calls_are_shown(tmp_path: Pat
     assert isinstance(call, ToolCallStart) and call.kind == "read"
     (flag,) = mapper.updates(RedFlag(run_id=RUN, kind="repeated_call", detail="read_file"))
     assert isinstance(flag, AgentThoughtChunk)
+
+
+def test_a_call_the_policy_allows_starts_in_progress_one_it_asks_about_pending(tmp_path: Path) -> None:
+    mapper = EventMapper(tmp_path, Policy.from_settings(load_settings({"workspace": tmp_path, "level": "2"})))
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("read_file", {"path": "a"}),
+        ("write_file", {"path": "a", "content": "x"}),
+        ("shell", {"command": "ls"}),
+        ("read_file", {"bad": 1}),
+        ("mcp__git__log", {}),
+    ]
+    statuses = []
+    for n, (tool, args) in enumerate(calls):
+        (update,) = mapper.updates(ToolCall(run_id=RUN, step=1, call_id=f"c{n}", tool=tool, args=args))
+        assert isinstance(update, ToolCallStart)
+        statuses.append(update.status)
+    # level 2: writes are asked about, commands run at once (in the read-only sandbox); bad args, unknown tool
+    assert statuses == ["in_progress", "pending", "in_progress", "pending", "pending"]
 
 
 def test_edit_paths_kinds_and_a_path_outside_the_workspace(tmp_path: Path) -> None:

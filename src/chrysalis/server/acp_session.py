@@ -22,6 +22,7 @@ from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.server.acp_history import history_updates
 from chrysalis.server.acp_updates import EventMapper, Update
+from chrysalis.tools.policy import Policy
 
 __all__ = ["PERMISSION_OPTIONS", "AcpSession", "BusyError"]
 
@@ -53,7 +54,7 @@ class AcpSession:
         self.client = client
         self._loop = asyncio.get_running_loop()
         """The loop the session was opened in: updates are queued and sent there, whichever thread emits."""
-        self.mapper = EventMapper(settings.workspace)
+        self.mapper = EventMapper(settings.workspace, Policy.from_settings(settings))
         self.agent = AgentSession(settings, approver=self.approve, on_event=self.on_event, **agent_options)
         self.session_id = ""
         self.always: dict[str, bool] = {}
@@ -143,6 +144,8 @@ class AcpSession:
             stop = await self._outcome(self._run)
         finally:
             self._run = None
+            for update in self.mapper.abandon():
+                self.send(update)
             await self.flush()
         return stop
 

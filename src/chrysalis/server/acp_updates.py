@@ -2,9 +2,13 @@
 
 The events (``chrysalis.agent.events``) are the one stream the terminal, ``--json`` and the traces
 read; an editor reads it too, through ``EventMapper``. A tool call becomes a ``tool_call`` (status
-``pending``) when the model asks for it, ``in_progress`` once the user approved it, and
+``pending``) when the model asks for it, ``in_progress`` once it runs (at once, or after the user approved it), and
 ``completed`` / ``failed`` with its result. An edit carries a diff of the whole file: its text is
 read when the call is announced (the tool has not run yet) and again when the result comes.
+
+Whether a call will be asked about is the gate's decision, made after the call is announced; the
+mapper asks the same ``Policy`` only to choose the first status (``in_progress`` when the policy
+allows the call outright, ``pending`` when it will ask or refuse, or for a tool it does not know).
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ from chrysalis.agent.events import (
     ToolCall,
     ToolResultEvent,
 )
+from chrysalis.tools.policy import Policy
+from chrysalis.tools.registry import builtin_tools
 
 __all__ = ["EventMapper", "Update", "edited_paths", "tool_kind", "tool_title"]
 
@@ -117,8 +123,10 @@ class _OpenCall:
 class EventMapper:
     """Turns one session's events into ACP updates; keeps the open tool calls between their events."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, policy: Policy | None = None) -> None:
+        """Map the events of runs in ``workspace``; ``policy`` (the runs') picks each call's first status."""
         self.workspace = workspace.resolve()
+        self.policy = policy
         self._open: dict[tuple[str, str], _OpenCall] = {}
         self._count = 0
         self._children: set[str] = set()
@@ -168,6 +176,14 @@ class EventMapper:
         return ToolCallUpdate(tool_call_id=call.acp_id, title=tool_title(tool, args), kind=tool_kind(tool),
                               status="pending", content=content, raw_input=args)  # fmt: skip
 
+    def abandon(self) -> list[Update]:
+        """The run ended (cancelled, stopped) with calls that never answered: each is marked failed."""
+        stopped = [update_tool_call(call.acp_id, status="failed",
+                                    content=[tool_content(text_block("Stopped before it finished."))])
+                   for call in self._open.values()]  # fmt: skip
+        self._open.clear()
+        return list(stopped)
+
     def _announce(self, event: ToolCall) -> ToolCallStart:
         self._count += 1
         call = _OpenCall(f"{event.run_id}-{self._count}", event.tool, dict(event.args))
@@ -178,8 +194,19 @@ class EventMapper:
         self._open[(event.run_id, event.call_id)] = call
         locations = [ToolCallLocation(path=str(p)) for p in call.before] or self._locations(event.args)
         return start_tool_call(call.acp_id, tool_title(event.tool, event.args), kind=tool_kind(event.tool),
-                               status="pending", content=self._proposal(call) or None, locations=locations or None,
-                               raw_input=event.args)  # fmt: skip
+                               status=self._first_status(event.tool, event.args), content=self._proposal(call) or None,
+                               locations=locations or None, raw_input=event.args)  # fmt: skip
+
+    def _first_status(self, tool: str, args: dict[str, Any]) -> ToolCallStatus:
+        """``in_progress`` for a built-in tool the policy allows without asking; ``pending`` otherwise."""
+        spec = builtin_tools().get(tool)
+        if self.policy is None or spec is None:
+            return "pending"
+        try:
+            validated = spec.args.model_validate(args)
+        except ValueError:  # the gate refuses it: it never runs
+            return "pending"
+        return "in_progress" if self.policy.decide(spec, validated).kind == "allow" else "pending"
 
     def _finish(self, event: ToolResultEvent) -> list[Update]:
         call = self._open.pop((event.run_id, event.call_id), None)
