@@ -27,6 +27,7 @@ from acp.schema import (
     FileEditToolCallContent,
     PermissionOption,
     RequestPermissionResponse,
+    SseMcpServer,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
@@ -35,6 +36,7 @@ from acp.schema import (
 from acp.stdio import spawn_agent_process
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from tests.helpers import chrysalis
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 GUARD = 120.0
@@ -227,18 +229,22 @@ def test_load_replays_a_stored_session_in_a_new_process(project: Path, chrysalis
 
 
 def test_a_bad_model_is_a_json_rpc_error_not_a_crash(project: Path, chrysalis_home: Path, tmp_path: Path) -> None:
-    async def scenario() -> tuple[RequestError, RequestError]:
+    async def scenario() -> tuple[RequestError, RequestError, RequestError]:
         async with serve(Client(), chrysalis_home, tmp_path, CHRYSALIS_MODEL="openai:gpt-4o-mini") as (conn, process):
             with pytest.raises(RequestError) as no_key:
                 await asyncio.wait_for(conn.new_session(cwd=str(project), mcp_servers=[]), GUARD)
             with pytest.raises(RequestError) as no_folder:
                 await asyncio.wait_for(conn.new_session(cwd=str(project / "missing"), mcp_servers=[]), GUARD)
+            sse = SseMcpServer(type="sse", name="legacy", url="http://127.0.0.1:9/sse", headers=[])
+            with pytest.raises(RequestError) as no_sse:
+                await asyncio.wait_for(conn.new_session(cwd=str(project), mcp_servers=[sse]), GUARD)
             assert process.returncode is None
-            return no_key.value, no_folder.value
+            return no_key.value, no_folder.value, no_sse.value
 
-    no_key, no_folder = asyncio.run(scenario())
+    no_key, no_folder, no_sse = asyncio.run(scenario())
     assert "OPENAI_API_KEY" in str(no_key) and no_key.code == -32602
     assert "is not an absolute path to a folder" in str(no_folder)
+    assert "MCP server 'legacy' uses the sse transport" in str(no_sse)
 
 
 def test_stdout_holds_only_protocol_messages_and_unknown_methods_are_errors(
@@ -261,3 +267,32 @@ def test_stdout_holds_only_protocol_messages_and_unknown_methods_are_errors(
     assert answers[2]["error"]["code"] == -32601
     assert "cwd 'relative' is not an absolute path" in answers[3]["error"]["message"]
     assert "No session 'nope'" in answers[4]["error"]["message"]
+
+
+def test_a_client_that_goes_away_mid_prompt_ends_the_agent_and_keeps_the_conversation(
+    project: Path, chrysalis_home: Path, tmp_path: Path
+) -> None:
+    with ScriptedOpenAIServer([ScriptedReply(text="never sent", held=True)]) as server:
+        env = {**os.environ, "PYTHONPATH": str(SRC), "CHRYSALIS_HOME": str(chrysalis_home), **model_env(server)}
+        command = [sys.executable, "-m", "chrysalis", "serve", "--acp"]
+        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path) as agent:
+            assert agent.stdin is not None and agent.stdout is not None
+
+            def call(message: dict[str, Any]) -> None:
+                assert agent.stdin is not None
+                agent.stdin.write((json.dumps(message) + "\n").encode())
+                agent.stdin.flush()
+
+            call(
+                {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": str(project), "mcpServers": []}}
+            )
+            session_id = json.loads(agent.stdout.readline())["result"]["sessionId"]
+            prompt = [{"type": "text", "text": "Describe notes.txt"}]
+            call({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": session_id,
+                                                                                     "prompt": prompt}})  # fmt: skip
+            assert server.wait_for_requests(1, GUARD), "the prompt never reached the model"
+            agent.stdin.close()  # the editor quit
+            assert agent.wait(GUARD) == 0
+    listed = chrysalis("sessions", "--json", env={"CHRYSALIS_HOME": str(chrysalis_home)}, cwd=project)
+    (stored,) = json.loads(listed.stdout)
+    assert (stored["id"], stored["task"], stored["workspace"]) == (session_id, "Describe notes.txt", str(project))
