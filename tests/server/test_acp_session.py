@@ -10,6 +10,7 @@ from typing import Any, cast
 from acp.interfaces import Client
 from acp.schema import (
     AgentMessageChunk,
+    AgentThoughtChunk,
     AllowedOutcome,
     DeniedOutcome,
     PermissionOption,
@@ -22,6 +23,7 @@ from acp.schema import (
 from chrysalis.agent.events import TextDelta, ToolCall
 from chrysalis.config import load_settings
 from chrysalis.server.acp_session import AcpSession
+from tests.helpers import Script, tool
 
 
 class FakeClient:
@@ -93,3 +95,26 @@ def test_updates_emitted_from_another_thread_go_out_in_order(workspace: Path) ->
     texts = [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)
              and isinstance(u.content, TextContentBlock)]  # fmt: skip
     assert texts == ["one ", "two"]
+
+
+def test_a_limit_stops_the_prompt_with_its_reason_and_settings_warnings_come_first(workspace: Path) -> None:
+    (workspace / ".chrysalis").mkdir()
+    (workspace / ".chrysalis" / "config.toml").write_text("level = 3\n")  # an untrusted folder may not raise it
+    client = FakeClient()
+    script = Script([tool("read_file", path="calc.py"), tool("list_dir", path="."), tool("find", pattern="*.py")])
+
+    async def scenario() -> str:
+        settings = load_settings({"workspace": workspace, "max_steps": "2"})
+        session = AcpSession(cast(Client, client), settings, model=script.model())
+        session.open_new()
+        stop = await session.prompt("look around")
+        session.close()
+        return stop
+
+    assert asyncio.run(scenario()) == "max_turn_requests"
+    first = client.updates[0]
+    assert isinstance(first, AgentThoughtChunk) and isinstance(first.content, TextContentBlock)
+    assert first.content.text.startswith("warning: ") and "not a trusted folder" in first.content.text
+    said = [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)
+            and isinstance(u.content, TextContentBlock)]  # fmt: skip
+    assert said[-1] == "\n\nStopped: Reached --max-steps 2 before the task was done."

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from typing import Any
 
-from acp.helpers import update_agent_message_text
+from acp.helpers import update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, StopReason
 
@@ -63,6 +63,10 @@ class AcpSession:
         self._pump: asyncio.Task[None] | None = None
         self._run: asyncio.Task[Any] | None = None
         self._cancelled = False
+        self._warnings = list(settings.warnings)
+        """What to know about the settings (an untrusted folder's ignored keys): said at the first prompt."""
+        for warning in self._warnings:
+            _log.warning("%s", warning)
 
     def open_new(self) -> str:
         """Name the new conversation now (``session/new`` answers with the id), stored with its first message."""
@@ -139,6 +143,9 @@ class AcpSession:
         if self._run is not None:
             raise BusyError("a prompt is already running in this session: cancel it (session/cancel) or wait")
         self._cancelled = False
+        for warning in self._warnings:
+            self.send(update_agent_thought_text(f"warning: {warning}"))
+        self._warnings.clear()
         self._run = asyncio.get_running_loop().create_task(self.agent.run(task))
         try:
             stop = await self._outcome(self._run)
@@ -171,10 +178,16 @@ class AcpSession:
             self._run.cancel()
 
     def close(self) -> None:
-        """Stop the prompt and the sender, and close the session's stores."""
+        """Stop the prompt and the sender, and close the session's stores.
+
+        Updates not sent yet are dropped (and counted done, so that nothing waits for them forever).
+        """
         self.cancel()
         if self._pump is not None:
             self._pump.cancel()
+            while not self._queue.empty():
+                self._queue.get_nowait()
+                self._queue.task_done()
         self.agent.close()
 
     async def _send_all(self) -> None:
