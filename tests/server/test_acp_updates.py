@@ -35,7 +35,16 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from chrysalis.agent.events import ApprovalRequest, RedFlag, RunResult, Start, TextDelta, ToolCall, ToolResultEvent
+from chrysalis.agent.events import (
+    ApprovalRequest,
+    ModelCall,
+    RedFlag,
+    RunResult,
+    Start,
+    TextDelta,
+    ToolCall,
+    ToolResultEvent,
+)
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
 from chrysalis.server import acp_agent
@@ -122,7 +131,9 @@ def test_text_streams_and_an_unstreamed_or_unverified_answer_is_said(tmp_path: P
     mapper = EventMapper(tmp_path)
     (chunk,) = mapper.updates(TextDelta(run_id=RUN, text="All done."))
     assert isinstance(chunk, AgentMessageChunk) and isinstance(chunk.content, TextContentBlock)
-    assert mapper.updates(run_result("All done.")) == []  # streamed already
+    call = ModelCall(run_id=RUN, step=1, model="m", input_tokens=1, output_tokens=1, cost_usd=0, duration_ms=1)
+    assert mapper.updates(call) == []
+    assert mapper.updates(run_result("All done.")) == []  # streamed already (the model call between changes nothing)
     (said,) = mapper.updates(run_result("Fixed it.", problem="the tests failed"))
     assert isinstance(said, AgentMessageChunk) and isinstance(said.content, TextContentBlock)
     assert said.content.text == "Fixed it.\n\n⚠ Not verified: the tests failed"

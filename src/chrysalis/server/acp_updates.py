@@ -47,6 +47,7 @@ from chrysalis.agent.events import (
     Check,
     Compacted,
     Event,
+    ModelCall,
     RedFlag,
     Refine,
     RunResult,
@@ -141,6 +142,8 @@ class EventMapper:
                 return []
             self._streamed += event.text
             return [update_agent_message_text(event.text)]
+        if isinstance(event, ModelCall):
+            return []  # a record for traces: it neither shows nor ends the text streamed before it
         streamed, self._streamed = self._streamed, ""
         if isinstance(event, Start):
             if event.parent_run_id is not None:
