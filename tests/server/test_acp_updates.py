@@ -260,3 +260,24 @@ def test_a_session_reads_the_settings_for_its_folder_with_the_serve_flags(tmp_pa
     assert (settings.level, settings.model, settings.workspace, settings.max_steps) == (3, "openai:x", project, 7)
     with pytest.raises(UsageError, match="session/new: cwd 'relative' is not an absolute path"):
         agent._settings_for("relative", "session/new")
+
+
+@pytest.mark.parametrize(
+    ("model", "base_url", "problem"),
+    [
+        ("openai:gpt-4o-mini", None, "OPENAI_API_KEY"),
+        ("anthropic:claude-x", None, "ANTHROPIC_API_KEY"),
+        ("nonsense:x", None, "Unknown model provider 'nonsense'"),
+        ("my-model", "http://127.0.0.1:9/v1", None),  # any OpenAI-compatible server: no key needed
+        ("local:qwen2.5-coder-0.5b", None, None),  # weights are looked for at the first prompt
+    ],
+)
+def test_session_new_checks_the_model_without_building_it(
+    tmp_path: Path, model: str, base_url: str | None, problem: str | None
+) -> None:
+    settings = load_settings({"workspace": tmp_path, "model": model, "base_url": base_url})
+    if problem is None:
+        acp_agent._check_model(settings)
+    else:
+        with pytest.raises(UsageError, match=problem):
+            acp_agent._check_model(settings)

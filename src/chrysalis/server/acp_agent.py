@@ -160,15 +160,10 @@ class ChrysalisAcpAgent:
         try:
             settings = self._settings_for(cwd, method)
             options = _agent_options(mcp_servers_config(mcp_servers or []))
-            session = AcpSession(self._client, settings, **options)
+            _check_model(settings)
+            return AcpSession(self._client, settings, **options)
         except ChrysalisError as exc:
             raise _request_error(exc) from exc
-        try:
-            _check_model(session)
-        except ChrysalisError as exc:
-            session.close()
-            raise _request_error(exc) from exc
-        return session
 
     def _settings_for(self, cwd: str, method: str) -> Settings:
         """The settings of a session in ``cwd``: the same sources as ``chrysalis serve``'s, read for that folder.
@@ -201,23 +196,27 @@ def _agent_options(mcp_servers: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {}
 
 
-def _check_model(session: AcpSession) -> None:
+def _check_model(settings: Settings) -> None:
     """Fail at ``session/new`` rather than at the first prompt: a bad model name or a missing API key.
 
-    A remote model's client is built now (cheap); the embedded model is only named, since loading
-    its weights takes seconds and memory that the first prompt pays anyway.
+    Checked without building the model: its client's imports (pydantic-ai, openai) take seconds that
+    the first prompt pays anyway, and the embedded model's weights are only looked for then.
 
     Raises:
         UsageError: the model name is bad, or its provider needs a key that is not set.
     """
+    from chrysalis.errors import MissingCredentialsError
     from chrysalis.llm.names import ModelName
+    from chrysalis.llm.providers import KEY_VARS, openai_endpoint
 
-    settings = session.agent.settings
     if settings.model == "auto":
-        return
+        return  # AgentSession checked the candidates
     name = ModelName.parse(settings.model, base_url=settings.base_url)
-    if name.provider != "local":
-        _ = session.agent.model
+    if name.provider == "anthropic":
+        if not os.environ.get(KEY_VARS["anthropic"], "").strip():
+            raise MissingCredentialsError("anthropic", KEY_VARS["anthropic"])
+    elif name.provider != "local":
+        openai_endpoint(name, settings.base_url, os.environ)
 
 
 def _request_error(exc: ChrysalisError) -> RequestError:
