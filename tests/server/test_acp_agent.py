@@ -114,6 +114,7 @@ def test_a_prompt_reads_edits_with_approval_and_answers(project: Path, chrysalis
     async def scenario(server: ScriptedOpenAIServer) -> str:
         async with serve(client, chrysalis_home, tmp_path, **model_env(server)) as (conn, _):
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            assert session.modes is not None and session.modes.current_mode_id == "code"
             return await ask(conn, session.session_id, "Change the colour in notes.txt to new")
 
     with ScriptedOpenAIServer(script) as server:
@@ -180,6 +181,9 @@ def test_cancel_stops_a_running_prompt(project: Path, chrysalis_home: Path, tmp_
             assert reached, "the prompt never reached the model"
             await conn.cancel(session_id=session.session_id)
             first = await running
+            await conn.set_session_mode(session_id=session.session_id, mode_id="ask")
+            with pytest.raises(RequestError, match="not available"):
+                await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
             second = await ask(conn, session.session_id, "Are you there?")
             assert process.returncode is None
             return first, second

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from acp.interfaces import Client
 from acp.schema import (
     AgentMessageChunk,
@@ -16,14 +17,17 @@ from acp.schema import (
     PermissionOption,
     RequestPermissionResponse,
     TextContentBlock,
+    ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
 )
 
 from chrysalis.agent.events import TextDelta, ToolCall
 from chrysalis.config import load_settings
+from chrysalis.errors import UsageError
+from chrysalis.server.acp_modes import check_mode, mode_state, modes_under
 from chrysalis.server.acp_session import AcpSession
-from tests.helpers import Script, tool
+from tests.helpers import Script, final, tool
 
 
 class FakeClient:
@@ -118,3 +122,35 @@ def test_a_limit_stops_the_prompt_with_its_reason_and_settings_warnings_come_fir
     said = [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)
             and isinstance(u.content, TextContentBlock)]  # fmt: skip
     assert said[-1] == "\n\nStopped: Reached --max-steps 2 before the task was done."
+
+
+def test_the_editor_may_narrow_the_mode_and_a_narrowed_session_cannot_write(workspace: Path) -> None:
+    client = FakeClient()
+    script = Script([tool("write_file", path="calc.py", content="gone\n"), final("I may not write here.")])
+
+    async def scenario() -> tuple[str, list[str], str]:
+        session = AcpSession(cast(Client, client), load_settings({"workspace": workspace}), model=script.model())
+        session.open_new()
+        offered = [mode.id for mode in session.modes.available_modes]
+        with pytest.raises(UsageError, match="configured mode is 'code'"):
+            session.set_mode("nonsense")
+        session.set_mode("ask")
+        stop = await session.prompt("empty calc.py")
+        current = session.modes.current_mode_id
+        session.close()
+        return stop, offered, current
+
+    stop, offered, current = asyncio.run(scenario())
+    assert offered == ["ask", "architect", "code", "semantic"] and current == "ask"
+    assert stop == "end_turn" and (workspace / "calc.py").read_text().startswith("def subtract")
+    assert client.asked == []  # ask mode does not even offer write_file: nobody is asked, nothing runs
+    assert not [u for u in client.updates if isinstance(u, ToolCallProgress) and u.status == "completed"]
+
+
+def test_under_a_narrow_configured_mode_the_editor_cannot_widen_it() -> None:
+    assert modes_under("ask") == ["ask"]
+    assert modes_under("architect") == ["ask", "architect"]
+    with pytest.raises(UsageError, match=r"configured mode is 'ask'.*only narrow \(to ask\)"):
+        check_mode("code", "ask")
+    state = mode_state("ask", "code")
+    assert state.current_mode_id == "ask" and all(m.description for m in state.available_modes)

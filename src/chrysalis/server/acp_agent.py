@@ -2,7 +2,8 @@
 
 Protocol version 1, through the ``agent-client-protocol`` SDK: ``initialize``, ``session/new`` (in the
 client's ``cwd``, with its MCP servers), ``session/prompt`` (streamed updates, then a ``stopReason``),
-``session/cancel`` and ``session/load`` (a stored conversation, replayed, then continued). Approvals
+``session/cancel``, ``session/load`` (a stored conversation, replayed, then continued) and
+``session/set_mode`` (our modes, narrowed only: ``acp_modes``). Approvals
 become ``session/request_permission`` requests (``acp_session``). A session's id is its stored
 conversation's, so any later process can load it.
 
@@ -34,6 +35,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
 )
 
 from chrysalis.config import Settings, load_settings
@@ -95,7 +97,7 @@ class ChrysalisAcpAgent:
         session = self._open(cwd, mcp_servers, "session/new")
         session_id = session.open_new()
         self.sessions[session_id] = session
-        return NewSessionResponse(session_id=session_id)
+        return NewSessionResponse(session_id=session_id, modes=session.modes)
 
     async def load_session(
         self,
@@ -116,7 +118,16 @@ class ChrysalisAcpAgent:
         if old is not None:
             old.close()
         self.sessions[session.session_id] = session
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=session.modes)
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        """``session/set_mode``: narrow the session's mode (ask, architect, ...) from the next prompt on."""
+        session = self._session(session_id)
+        try:
+            session.set_mode(mode_id)
+        except ChrysalisError as exc:
+            raise _request_error(exc) from exc
+        return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[PromptBlock], **kwargs: Any) -> PromptResponse:
         """Run the prompt as a task; updates stream while it runs; the answer says why it stopped."""

@@ -9,18 +9,20 @@ the ``stopReason``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Any
 
 from acp.helpers import update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, PermissionOption, StopReason
+from acp.schema import AllowedOutcome, PermissionOption, SessionModeState, StopReason
 
 from chrysalis.agent.events import Event
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.server.acp_history import history_updates
+from chrysalis.server.acp_modes import check_mode, mode_state
 from chrysalis.server.acp_updates import EventMapper, Update
 from chrysalis.tools.policy import Policy
 
@@ -57,6 +59,8 @@ class AcpSession:
         self.mapper = EventMapper(settings.workspace, Policy.from_settings(settings))
         self.agent = AgentSession(settings, approver=self.approve, on_event=self.on_event, **agent_options)
         self.session_id = ""
+        self.ceiling = settings.mode
+        """The configured mode: the editor may narrow the session's mode (``set_mode``), never widen it."""
         self.always: dict[str, bool] = {}
         """Tools the user answered ``allow_always`` (True) or ``reject_always`` (False) for."""
         self._queue: asyncio.Queue[Update] = asyncio.Queue()
@@ -83,6 +87,21 @@ class AcpSession:
         for update in history_updates(self.agent.history, self.agent.settings.workspace):
             self.send(update)
         await self.flush()
+
+    @property
+    def modes(self) -> SessionModeState:
+        """The session's mode and those the editor may switch to."""
+        return mode_state(self.agent.settings.mode, self.ceiling)
+
+    def set_mode(self, mode: str) -> None:
+        """Work in ``mode`` from the next prompt on (``session/set_mode``).
+
+        Raises:
+            UsageError: ``mode`` would allow more than the configured mode.
+        """
+        chosen = check_mode(mode, self.ceiling)
+        self.agent.settings = dataclasses.replace(self.agent.settings, mode=chosen)
+        self.mapper.policy = Policy.from_settings(self.agent.settings)
 
     def on_event(self, event: Event) -> None:
         """Queue the updates of one of the run's events (called synchronously by the run, in any thread)."""
