@@ -44,6 +44,19 @@ def test_a_new_session_is_stored_with_its_first_task_and_the_start_event_names_i
     session.close()
 
 
+def test_a_reserved_id_is_the_stored_sessions_and_nothing_is_stored_before_the_first_run(workspace: Path) -> None:
+    events: list[Event] = []
+    session = session_for(workspace, Script([final("hello")]), events)
+    reserved = session.conversation.reserve()
+    assert session.conversation.reserve() == reserved and session.session_id == reserved
+    assert session.stores.sessions.recent(workspace) == []  # an editor's session that never runs leaves nothing
+    asyncio.run(session.run("say hello"))
+    (start,) = [e for e in events if isinstance(e, Start)]
+    info = session.stores.sessions.get(reserved)
+    assert start.session_id == reserved and info.title == "say hello" and info.messages == 2
+    session.close()
+
+
 def test_a_run_stopped_by_max_steps_is_continued_with_its_tool_results(workspace: Path) -> None:
     first = Script([tool("read_file", path="calc.py")])  # reads forever: --max-steps stops it
     stopped = session_for(workspace, first, max_steps=2)

@@ -43,6 +43,8 @@ class Conversation:
         """How many of the messages the session store holds already (only those after are written)."""
         self._title: str | None = None
         """The first task of a session ``begin`` named but did not store yet (it is stored with its first message)."""
+        self._reserved = False
+        """``reserve`` chose the session's id; its first run's ``begin`` gives it its title."""
         self.subscriptions = Subscriptions(stores.subscriptions, workspace)
         """What every task of the conversation sees fresh (``agent/subscriptions.py``); kept with its session."""
 
@@ -55,6 +57,19 @@ class Conversation:
         """
         if self.session_id is None:
             self.session_id, self._title, self._stored = new_id(), task, 0
+        elif self._reserved:
+            self._title, self._reserved = task, False
+        return self.session_id
+
+    def reserve(self) -> str:
+        """The id the conversation's session will have, chosen now, before its first run.
+
+        An editor (``chrysalis serve --acp``) is handed the id when the conversation opens and may load
+        it later from another process; the row is still written only with the first message, titled
+        with the first task, so a conversation that never runs leaves nothing behind.
+        """
+        if self.session_id is None:
+            self.session_id, self._stored, self._reserved = new_id(), 0, True
         return self.session_id
 
     def save(self, messages: list[ModelMessage]) -> None:
@@ -129,6 +144,8 @@ class Conversation:
 
     def _created(self, wanted: bool) -> bool:
         """Whether the session's row exists, writing it now if ``begin`` named it and ``wanted``."""
+        if self._reserved:
+            return False
         if self._title is None:
             return True
         if not wanted or self.session_id is None:
@@ -166,7 +183,7 @@ class Conversation:
         self.session_id = info.id
         self._stored = 0  # the repaired history is saved whole at the next step
         self.summary = self.stores.context.load(_context_of(info.id)).compacted_summary
-        self._title = None
+        self._title, self._reserved = None, False
         self.subscriptions.attach(info.id)
 
 
