@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def test_archive_grid_has_each_bins_elite(seeded: Path, client: TestClient) -> N
 def test_decompositions_are_nested_trees_with_their_latest_state(seeded: Path, client: TestClient) -> None:
     page = client.get("/decompositions").text
     body = text(page)
-    assert "Add tests for lexer.py and parser.py" in body and "3 nodes" in body
+    assert "Add tests for lexer.py and parser.py" in body and "3 nodes · failed" in body  # as its plan_end says
     root = page.index("[decompose]")
     lexer, parser = page.index("Write tests for lexer.py"), page.index("Write tests for parser.py")
     assert root < lexer < parser
@@ -152,3 +153,27 @@ def test_the_command_refuses_a_port_that_is_not_one() -> None:
     done = chrysalis("ui", "--port", "70000")
     assert done.returncode == 2
     assert "--port 70000 is not a port" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_port_in_use_is_a_usage_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = chrysalis("ui", "--port", str(port))
+    assert done.returncode == 2
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in done.stderr and "--port 0" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""  # no URL printed for a server that never started
+
+
+def test_an_unreachable_queue_database_is_said_on_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as closed:  # a loopback port that nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("CHRYSALIS_DATABASE_URL", f"postgresql://user:secret@127.0.0.1:{port}/chrysalis")
+    with TestClient(create_app(load_settings({}), TOKEN)) as browser:
+        reply = browser.get(f"/queue?token={TOKEN}")
+        assert reply.status_code == 200
+        assert "Cannot open the runtime database postgresql://user:***@127.0.0.1" in reply.text
+        assert "secret" not in reply.text
+        assert browser.get("/queue/q-1").status_code == 503

@@ -98,22 +98,23 @@ def decompositions_page(plans: Sequence[Decomposition], patterns: Sequence[Patte
 
 
 def _plan(plan: Decomposition) -> Safe:
-    run = plan.run
+    """One decomposition: its task, how it ended (its ``plan_end``: a decomposition has no ``final``), its tree."""
+    run, end = plan.run, plan.end
+    if end is None:
+        verdict = status_badge(run) if run.status == "error" else badge("unfinished", "idle")
+    else:
+        verdict = badge("succeeded", "ok") if end.get("success") else badge("failed", "bad")
     head = Safe(
         f"<h2>{link(url('runs', run.run_id), run.run_id)} · {esc(run.task or '')}</h2>"
         f'<p class="muted">{esc(when(run.started_at))} · {esc(seconds(run.ended_at - run.started_at))} s · '
-        f"{len(plan.nodes)} nodes · {status_badge(run)}</p>"
+        f"{len(plan.nodes)} nodes · {verdict}</p>"
     )
     tree = _nodes(plan, None, 0, root=True)
-    end = plan.end
     if end is None:
         return head + tree
     phenotype = ", ".join(f"{k} {v:g}" for k, v in (end.get("phenotype") or {}).items() if isinstance(v, int | float))
-    verdict = badge("succeeded", "ok") if end.get("success") else badge("failed", "bad")
     archived = " · archived" if end.get("archived") else ""
-    outcome = Safe(
-        f'<div class="box">{verdict} {esc(phenotype)}{archived}<pre>{esc(end.get("output", ""))}</pre></div>'
-    )
+    outcome = Safe(f'<div class="box">{esc(phenotype)}{archived}<pre>{esc(end.get("output", ""))}</pre></div>')
     return head + tree + outcome
 
 
