@@ -177,3 +177,13 @@ def test_an_unreachable_queue_database_is_said_on_the_page(monkeypatch: pytest.M
         assert "Cannot open the runtime database postgresql://user:***@127.0.0.1" in reply.text
         assert "secret" not in reply.text
         assert browser.get("/queue/q-1").status_code == 503
+
+
+def test_a_home_that_cannot_be_opened_is_said_on_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    not_a_folder = tmp_path / "home-file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("CHRYSALIS_HOME", str(not_a_folder))
+    with TestClient(create_app(load_settings({}), TOKEN)) as browser:
+        reply = browser.get(f"/stats?token={TOKEN}")
+    assert reply.status_code == 500
+    assert f"Cannot create the Chrysalis home folder {not_a_folder}" in reply.text and "CHRYSALIS_HOME" in reply.text

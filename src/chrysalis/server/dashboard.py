@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from chrysalis.config import Settings
-from chrysalis.errors import EXIT_OK, UsageError
+from chrysalis.errors import EXIT_OK, ChrysalisError, UsageError
 from chrysalis.server import dashboard_pages as pages
 from chrysalis.server.dashboard_data import DashboardData
 from chrysalis.server.dashboard_views import archive_page, decompositions_page
@@ -111,7 +111,10 @@ def create_app(settings: Settings, token: str) -> ASGIApp:
 
     def html(render: Callable[[Request], tuple[int, str]]) -> Callable[[Request], Response]:
         def endpoint(request: Request) -> Response:  # sync: Starlette runs it in a thread, off the event loop
-            status, body = render(request)
+            try:
+                status, body = render(request)
+            except ChrysalisError as exc:  # a store that cannot be opened: its message says how to fix it
+                status, body = 500, pages.problem_page(str(exc))
             return HTMLResponse(body, status_code=status)
 
         return endpoint

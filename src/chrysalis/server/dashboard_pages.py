@@ -32,8 +32,8 @@ from chrysalis.stores.evals import ModelStats
 if TYPE_CHECKING:
     from chrysalis.runtime.runs import RunRecord
 
-__all__ = ["events_table", "forbidden_page", "missing_page", "queue_page", "queued_run_page", "run_page",
-           "runs_page", "stats_page", "status_badge"]  # fmt: skip
+__all__ = ["events_table", "forbidden_page", "missing_page", "problem_page", "queue_page", "queued_run_page",
+           "run_page", "runs_page", "stats_page", "status_badge"]  # fmt: skip
 
 _QUEUE_KIND = {"queued": "idle", "running": "warn", "waiting_approval": "warn", "done": "ok", "failed": "bad",
                "cancelled": "bad"}  # fmt: skip
@@ -224,6 +224,11 @@ def queued_run_page(record: RunRecord, events: Sequence[dict[str, Any]]) -> str:
 def missing_page(what: str, back: str, active: str) -> str:
     """A 404 page: nothing by that id here, and where to look."""
     return page("Not found", Safe(f'<p class="empty">No {esc(what)}. {link(back, "See the list.")}</p>'), active=active)
+
+
+def problem_page(message: str) -> str:
+    """A 500 page for a store that cannot be read, with the error's own advice."""
+    return page("Cannot read the stores", Safe(f'<p class="empty">{esc(message)}</p>'))
 
 
 def forbidden_page() -> str:
