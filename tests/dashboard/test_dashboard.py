@@ -77,6 +77,7 @@ def test_runs_and_a_runs_events_in_order(seeded: Path, client: TestClient) -> No
     for shown in ("run-ok-1", "run-err-2", "plan-3", "succeeded", "stopped", "0.0123", "openai:gpt-test"):
         assert shown in runs
     assert runs.index("plan-3") < runs.index("run-err-2") < runs.index("run-ok-1")  # newest first
+    assert "parser.py openai:gpt-test failed 6" in runs  # a decomposition ends with plan_end, not final
     assert 'href="/runs/run-ok-1"' in client.get("/").text
 
     run = client.get("/runs/run-ok-1")
