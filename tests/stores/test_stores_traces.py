@@ -70,3 +70,19 @@ def test_traces_survive_reopening(home: Path) -> None:
         stores.traces.record("r", {"type": "final", "success": False})
         assert [e["type"] for e in stores.traces.events("r")] == ["start", "final"]
     assert len(_jsonl(home)) == 2
+
+
+def test_runs_with_an_event_type_and_one_runs_summary(stores: Stores) -> None:
+    stores.traces.record("plain", {"type": "start", "task": "fix it", "model": "m"})
+    stores.traces.record("plan-a", {"type": "plan_node", "node_id": "n0"})
+    stores.traces.record("plain", {"type": "final", "success": True, "cost_usd": 0.5})
+    stores.traces.record("plan-b", {"type": "start", "task": "split it", "model": "m"})
+    stores.traces.record("plan-b", {"type": "plan_node", "node_id": "n0"})
+    stores.traces.record("plan-b", {"type": "plan_node", "node_id": "n1"})
+    assert [run.run_id for run in stores.traces.runs_with("plan_node")] == ["plan-b", "plan-a"]  # newest first
+    assert [run.run_id for run in stores.traces.runs_with("plan_node", limit=1)] == ["plan-b"]
+    assert stores.traces.runs_with("repair_end") == []
+    plain = stores.traces.summary("plain")
+    assert plain is not None and (plain.task, plain.status, plain.success, plain.cost_usd, plain.events) == (
+        "fix it", "final", True, 0.5, 2)  # fmt: skip
+    assert stores.traces.summary("nope") is None

@@ -129,20 +129,25 @@ class TraceStore:
     def runs(self, limit: int = 20) -> list[RunSummary]:
         """The ``limit`` runs with the most recent events, newest first."""
         rows = self._db.read("SELECT * FROM trace_runs ORDER BY last_id DESC LIMIT ?", (limit,))
-        return [
-            RunSummary(
-                run_id=str(row["run_id"]),
-                started_at=float(row["started_at"]),
-                ended_at=float(row["ended_at"]),
-                events=int(row["events"]),
-                task=row["task"],
-                model=row["model"],
-                status=str(row["status"]),
-                success=None if row["success"] is None else bool(row["success"]),
-                cost_usd=None if row["cost_usd"] is None else float(row["cost_usd"]),
-            )
-            for row in rows
-        ]
+        return [_summary(row) for row in rows]
+
+    def runs_with(self, kind: str, limit: int = 20) -> list[RunSummary]:
+        """The ``limit`` most recent runs that recorded an event of type ``kind``, newest first.
+
+        ``plan_node`` finds the decompositions (the dashboard draws their trees); the events are
+        scanned by type, which is fine for a viewer and keeps the write path free of another index.
+        """
+        rows = self._db.read(
+            "SELECT * FROM trace_runs WHERE run_id IN (SELECT run_id FROM traces WHERE type = ?)"
+            " ORDER BY last_id DESC LIMIT ?",
+            (kind, limit),
+        )
+        return [_summary(row) for row in rows]
+
+    def summary(self, run_id: str) -> RunSummary | None:
+        """What the traces say about ``run_id``, or ``None`` when it recorded nothing."""
+        rows = self._db.read("SELECT * FROM trace_runs WHERE run_id = ?", (run_id,))
+        return _summary(rows[0]) if rows else None
 
     def count(self) -> int:
         """How many events are stored."""
@@ -153,6 +158,20 @@ class TraceStore:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _summary(row: sqlite3.Row) -> RunSummary:
+    return RunSummary(
+        run_id=str(row["run_id"]),
+        started_at=float(row["started_at"]),
+        ended_at=float(row["ended_at"]),
+        events=int(row["events"]),
+        task=row["task"],
+        model=row["model"],
+        status=str(row["status"]),
+        success=None if row["success"] is None else bool(row["success"]),
+        cost_usd=None if row["cost_usd"] is None else float(row["cost_usd"]),
+    )
 
 
 def _opt_str(value: Any) -> str | None:
