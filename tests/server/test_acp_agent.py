@@ -25,6 +25,7 @@ from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
     FileEditToolCallContent,
+    McpServerStdio,
     PermissionOption,
     RequestPermissionResponse,
     SseMcpServer,
@@ -300,3 +301,28 @@ def test_a_client_that_goes_away_mid_prompt_ends_the_agent_and_keeps_the_convers
     listed = chrysalis("sessions", "--json", env={"CHRYSALIS_HOME": str(chrysalis_home)}, cwd=project)
     (stored,) = json.loads(listed.stdout)
     assert (stored["id"], stored["task"], stored["workspace"]) == (session_id, "Describe notes.txt", str(project))
+
+
+def test_the_editors_mcp_server_is_started_and_its_tool_runs_after_approval(
+    project: Path, chrysalis_home: Path, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    demo = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_demo_server.py"
+    script: list[ScriptedReply | str] = [ScriptedReply.tool_call("mcp__demo__shout", {"text": "hi"}), "It said HI."]
+    client = Client("allow_once")
+
+    async def scenario(server: ScriptedOpenAIServer) -> str:
+        env = {**model_env(server), "CHRYSALIS_LEVEL": "3"}  # an MCP tool needs level 3 unless config lowers it
+        async with serve(client, chrysalis_home, tmp_path, **env) as (conn, _):
+            editor_server = McpServerStdio(name="demo", command=sys.executable, args=[str(demo), str(calls)], env=[])
+            session = await conn.new_session(cwd=str(project), mcp_servers=[editor_server])
+            return await ask(conn, session.session_id, "Shout hi")
+
+    with ScriptedOpenAIServer(script) as server:
+        stop = asyncio.run(scenario(server))
+
+    assert stop == "end_turn"
+    assert [call.title for call, _ in client.permissions] == ["mcp__demo__shout(text=hi)"]
+    assert [json.loads(line) for line in calls.read_text().splitlines()] == [{"tool": "shout", "args": {"text": "hi"}}]
+    results = [u for u in client.of(ToolCallProgress) if u.status == "completed"]
+    assert any("HI" in json.dumps(u.raw_output) for u in results)

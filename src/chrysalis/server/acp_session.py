@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.helpers import update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
@@ -25,6 +25,9 @@ from chrysalis.server.acp_history import history_updates
 from chrysalis.server.acp_modes import check_mode, mode_state
 from chrysalis.server.acp_updates import EventMapper, Update
 from chrysalis.tools.policy import Policy
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
 
 __all__ = ["PERMISSION_OPTIONS", "AcpSession", "BusyError"]
 
@@ -47,9 +50,15 @@ class AcpSession:
     """The state of one ACP session between its requests."""
 
     def __init__(
-        self, client: Client, settings: Settings, mcp_servers: dict[str, dict[str, Any]] | None = None
+        self,
+        client: Client,
+        settings: Settings,
+        mcp_servers: dict[str, dict[str, Any]] | None = None,
+        model: Model | None = None,
     ) -> None:
         """A session in ``settings.workspace`` with the editor's MCP servers (``mcp.json``'s per-server format).
+
+        ``model`` is a ready pydantic-ai model (tests); by default the settings' model is built.
 
         Made in the event loop that serves the connection.
 
@@ -59,7 +68,8 @@ class AcpSession:
         self._loop = asyncio.get_running_loop()
         """The loop the session was opened in: updates are queued and sent there, whichever thread emits."""
         self.mapper = EventMapper(settings.workspace, Policy.from_settings(settings))
-        self.agent = AgentSession(settings, approver=self.approve, on_event=self.on_event, mcp_servers=mcp_servers)
+        self.agent = AgentSession(settings, model=model, approver=self.approve, on_event=self.on_event,
+                                  mcp_servers=mcp_servers)  # fmt: skip
         self.session_id = ""
         self.ceiling = settings.mode
         """The configured mode: the editor may narrow the session's mode (``set_mode``), never widen it."""
