@@ -10,7 +10,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "chrysalis"
 LAYERS = {
     "errors": 0, "config": 0, "trust": 0, "redact": 0, "voting": 0,
     "tools": 1, "stores": 2, "llm": 3, "evolve": 4, "agent": 5, "decomposition": 5, "repair": 5, "runtime": 5,
-    "cli": 6,
+    "cli": 6, "server": 6,
     "__init__": 7, "__main__": 7,
 }  # fmt: skip
 

@@ -34,8 +34,11 @@ def error_response(status: int, field: str | None, message: str, headers: dict[s
     return JSONResponse({"error": {"field": field, "message": message}}, status_code=status, headers=headers)
 
 
-def install_error_handlers(app: FastAPI, api_key: str | None) -> None:
-    """Map every error to the one body, guard the app with ``api_key`` (when set), and make the schema say so."""
+def install_error_handlers(app: FastAPI, api_key: str | None, *, max_level: int = 3) -> None:
+    """Map every error to the one body, guard the app with ``api_key`` (when set), and make the schema say so.
+
+    ``max_level`` (the server's level) is the schema's maximum for a request's ``level``.
+    """
     from fastapi.exceptions import RequestValidationError
     from starlette.exceptions import HTTPException
 
@@ -44,9 +47,12 @@ def install_error_handlers(app: FastAPI, api_key: str | None) -> None:
         field, message = _first_problem(exc.errors())
         return error_response(400, field, message)
 
-    async def http_error(_request: Request, exc: Exception) -> JSONResponse:
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
-        return error_response(exc.status_code, None, str(exc.detail), dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette's Allow names the first route's methods only
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(exc.status_code, None, str(exc.detail), headers)
 
     async def unacceptable(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, Unacceptable)
@@ -65,7 +71,7 @@ def install_error_handlers(app: FastAPI, api_key: str | None) -> None:
     app.add_exception_handler(Finished, finished)
     if api_key:
         app.add_middleware(BearerGate, api_key=api_key)
-    _precise_schema(app, guarded=bool(api_key))
+    _precise_schema(app, guarded=bool(api_key), max_level=max_level)
 
 
 def _first_problem(errors: Any) -> tuple[str | None, str]:
@@ -86,6 +92,18 @@ def _first_problem(errors: Any) -> tuple[str | None, str]:
         return field, f"The field {field!r} is required."
     cause = error.get("ctx", {}).get("error")
     return field, str(cause) if kind == "value_error" and cause else f"{field}: {error.get('msg', 'not allowed')}."
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path (``GET /v1/runs/ID`` and ``DELETE /v1/runs/ID`` are two routes)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 class BearerGate:
@@ -111,27 +129,35 @@ class BearerGate:
         return hmac.compare_digest(given, self.expected)
 
 
-def _precise_schema(app: FastAPI, *, guarded: bool) -> None:
-    """Rewrite FastAPI's schema: 400 instead of 422, and the bearer scheme and 401s when a key guards the app."""
+def _precise_schema(app: FastAPI, *, guarded: bool, max_level: int) -> None:
+    """Rewrite FastAPI's schema to say what the service does.
+
+    400 instead of 422, the server's level as the most a run may ask, and the bearer scheme and
+    401s when a key guards the app.
+    """
     from fastapi.openapi.utils import get_openapi
 
     def schema() -> dict[str, Any]:
         if app.openapi_schema is None:
             document = get_openapi(title=app.title, version=app.version, description=app.description,
                                    routes=app.routes)  # fmt: skip
-            _rewrite(document, guarded=guarded)
+            _rewrite(document, guarded=guarded, max_level=max_level)
             app.openapi_schema = document
         return app.openapi_schema
 
     app.openapi = schema  # type: ignore[method-assign]
 
 
-def _rewrite(document: dict[str, Any], *, guarded: bool) -> None:
+def _rewrite(document: dict[str, Any], *, guarded: bool, max_level: int) -> None:
     body = {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
     error = {"description": "Refused", "content": {"application/json": body}}
     components = document.setdefault("components", {})
+    schemas = components.get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
-        components.get("schemas", {}).pop(name, None)
+        schemas.pop(name, None)
+    for option in schemas.get("RunRequest", {}).get("properties", {}).get("level", {}).get("anyOf", []):
+        if option.get("type") == "integer":
+            option["maximum"] = max_level
     for operations in document.get("paths", {}).values():
         for operation in operations.values():
             responses = operation.setdefault("responses", {})

@@ -38,20 +38,28 @@ _MODEL_PATTERN = r"^[A-Za-z0-9._/@+-]+(:[A-Za-z0-9._/@+-]+)*$"
 class RunRequest(BaseModel):
     """``POST /v1/runs``: the task, and the run settings that differ from the server's (``chrysalis serve`` flags)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")
 
     task: Annotated[str, Field(min_length=1, max_length=100_000, pattern=r"\S", description="What the agent does.")]
     model: Annotated[str | None, Field(max_length=200, pattern=_MODEL_PATTERN, description="provider:name")] = None
-    base_url: Annotated[str | None, Field(max_length=2000, pattern=r"^https?://[^\s/]+\S*$")] = None
+    base_url: Annotated[str | None, Field(max_length=2000, pattern=r"^https?://[^\s/]+")] = None
     level: Annotated[int | None, Field(ge=0, le=3, description="0 read-only … 3 shell; not above the server's")] = None
     mode: Literal["ask", "architect", "code", "semantic"] | None = None
     workspace: Annotated[str | None, Field(min_length=1, max_length=4096, description="An existing folder.")] = None
     urgency: Literal["critical", "high", "normal", "low", "idle"] = "normal"
 
-    @field_validator("task", mode="before")
+    @field_validator("task", "model", "base_url", "workspace", mode="before")
     @classmethod
-    def _task_not_blank(cls, value: Any) -> Any:
-        if isinstance(value, str) and not value.strip():
+    def _text(cls, value: Any, info: ValidationInfo) -> Any:
+        """Text that can be stored (no lone surrogates, which JSON allows and UTF-8 does not); a task not blank."""
+        if not isinstance(value, str):
+            return value
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            msg = f"{info.field_name}: not valid Unicode text ({exc.reason} at position {exc.start})."
+            raise ValueError(msg) from exc
+        if info.field_name == "task" and not value.strip():
             msg = 'The task is empty: say what the agent should do, e.g. {"task": "fix the failing test"}.'
             raise ValueError(msg)
         return value
@@ -70,6 +78,8 @@ class RunRequest(BaseModel):
         except OSError as exc:  # a workspace path the system cannot even look at (too long, ...)
             msg = f"request field {name!r}: {exc.strerror or exc}. Allowed: an existing folder on the server."
             raise ValueError(msg) from exc
+        if name == "level" and isinstance(value, float):  # JSON Schema's integers include 2.0 (the config took it)
+            return int(value)
         return value
 
     def settings_flags(self) -> dict[str, Any]:

@@ -50,7 +50,9 @@ def add_routes(app: FastAPI, service: RunService) -> None:
         """The run's status (queued, running, done, failed, cancelled), answer, steps, tokens and cost."""
         return await asyncio.to_thread(service.view, run_id)
 
-    finished = {409: {"model": ErrorBody, "description": "The run has already finished"}}
+    finished: dict[int | str, dict[str, Any]] = {
+        409: {"model": ErrorBody, "description": "The run has already finished"}
+    }
 
     @app.delete("/v1/runs/{run_id}", status_code=202, response_model=RunView, tags=["runs"],
                 responses={**_NOT_FOUND, **finished})  # fmt: skip

@@ -68,7 +68,7 @@ def create_app(service: RunService, *, api_key: str | None = None) -> FastAPI:
 
     about = "Queue agent runs, follow their events, read the model catalogue and the eval store."
     app = FastAPI(title="Chrysalis Forge", version=__version__, description=about, docs_url=None, redoc_url=None)
-    install_error_handlers(app, api_key)
+    install_error_handlers(app, api_key, max_level=service.settings.level)
     add_routes(app, service)
     return app
 
