@@ -89,9 +89,9 @@ def serve_http(settings: Settings, *, host: str, port: int, worker: bool = True)
     service = RunService(settings, worker=worker)
     app = create_app(service, api_key=api_key)
     server, sock = _server(app, host, port)
-    service.start()
     signal.signal(signal.SIGTERM, _interrupt)  # uvicorn re-raises the signal it caught once it has stopped
     try:
+        service.start()
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         sys.stderr.write("chrysalis serve --http: stopped; unfinished runs stay queued for the next worker.\n")
