@@ -11,6 +11,10 @@ the baseline phase is two ``GET /v1/health`` (a route that touches nothing), on 
 the same round. The ratio of the two says what the run endpoints
 cost over the bare HTTP stack. Rounds alternate the phases, so a noisy moment hits both alike.
 
+On a busy machine the wall-clock numbers mostly say how much CPU the service got; the server's own
+CPU time per request (``server_cpu_ms_per_request``, from /proc: user + system time of the service's
+process over the phase) says what each request cost it, however long it waited for a core.
+
     python bench/http_service.py [--requests 200] [--clients 4] [--rounds 3]
 
 (Asked for as bench/http.py; a file of that name in bench/ hides the standard library's ``http``, which
@@ -38,8 +42,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 
 RESULTS = Path(__file__).resolve().parent / "results" / "http.json"
@@ -47,7 +49,7 @@ CHRYSALIS = [sys.executable, "-m", "chrysalis"]
 _SERVING = re.compile(r"serving on (http://\S+?) ")
 _GUARD_S = 300.0
 
-Iteration = Callable[[httpx.AsyncClient], Awaitable[list[float]]]
+Iteration = Callable[["Connection"], Awaitable[list[float]]]
 """One iteration of a phase: its requests' latencies in seconds."""
 
 
@@ -68,9 +70,9 @@ sys.exit(serve_http(settings, host="127.0.0.1", port=0, worker=False))
 
 
 @contextmanager
-def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterator[str]:
+def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterator[tuple[str, int]]:
     """The service against the scripted model (``chrysalis serve --http --port 0``, or the same without its
-    worker); yields its URL; Ctrl-C at the end."""
+    worker); yields its URL and process id; Ctrl-C at the end."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHRYSALIS_")}
     env["CHRYSALIS_HOME"] = str(home)
     flags = ["--model", "openai:x", "--base-url", base_url, "--workspace", str(workspace)]
@@ -86,7 +88,7 @@ def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterat
                 break
         else:
             raise RuntimeError(f"chrysalis serve --http exited {process.wait()} before serving")
-        yield found.group(1)
+        yield found.group(1), process.pid
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -97,51 +99,99 @@ def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterat
         process.stderr.close()
 
 
-async def run_then_get(client: httpx.AsyncClient) -> list[float]:
+class Connection:
+    """One keep-alive HTTP/1.1 connection, as lean as a client gets (httpx costs the client more CPU per
+    request than the service spends, so on 2 cores it, not the service, would set the rate)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, url: str) -> Connection:
+        """A connection to ``http://HOST:PORT``."""
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        """Send one request and read its answer (which must have a Content-Length); (status, JSON body)."""
+        payload = json.dumps(body).encode() if body is not None else b""
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(payload)}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        self.writer.write(head.encode() + b"\r\n" + payload)
+        status_line = await self.reader.readuntil(b"\r\n")
+        length = 0
+        while (line := await self.reader.readuntil(b"\r\n")) != b"\r\n":
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        answer = await self.reader.readexactly(length)
+        return int(status_line.split()[1]), json.loads(answer) if answer else None
+
+    async def close(self) -> None:
+        """Close the connection."""
+        self.writer.close()
+        await self.writer.wait_closed()
+
+
+async def run_then_get(client: Connection) -> list[float]:
     """POST /v1/runs, then GET /v1/runs/ID: the two latencies."""
     started = time.perf_counter()
-    created = await client.post("/v1/runs", json={"task": "say ok", "mode": "ask"})
+    status, created = await client.request("POST", "/v1/runs", {"task": "say ok", "mode": "ask"})
     posted = time.perf_counter()
-    if created.status_code != 202:
-        raise RuntimeError(f"POST /v1/runs answered {created.status_code}: {created.text}")
-    got = await client.get(f"/v1/runs/{created.json()['id']}")
-    if got.status_code != 200:
-        raise RuntimeError(f"GET /v1/runs/ID answered {got.status_code}: {got.text}")
+    if status != 202:
+        raise RuntimeError(f"POST /v1/runs answered {status}: {created}")
+    status, got = await client.request("GET", f"/v1/runs/{created['id']}")
+    if status != 200:
+        raise RuntimeError(f"GET /v1/runs/ID answered {status}: {got}")
     return [posted - started, time.perf_counter() - posted]
 
 
-async def health_twice(client: httpx.AsyncClient) -> list[float]:
+async def health_twice(client: Connection) -> list[float]:
     """The baseline: two GET /v1/health."""
     latencies = []
     for _ in range(2):
         started = time.perf_counter()
-        answer = await client.get("/v1/health")
-        if answer.status_code != 200:
-            raise RuntimeError(f"GET /v1/health answered {answer.status_code}")
+        status, _answer = await client.request("GET", "/v1/health")
+        if status != 200:
+            raise RuntimeError(f"GET /v1/health answered {status}")
         latencies.append(time.perf_counter() - started)
     return latencies
 
 
-async def phase(url: str, iteration: Iteration, requests: int, clients: int) -> dict[str, Any]:
-    """``requests`` iterations shared by ``clients`` concurrent clients; throughput and latency percentiles."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def phase(url: str, pid: int, iteration: Iteration, requests: int, clients: int) -> dict[str, Any]:
+    """``requests`` iterations shared by ``clients`` concurrent clients; throughput, latency, the server's CPU."""
     remaining = iter(range(requests))
     firsts: list[float] = []
     seconds: list[float] = []
 
     async def client_loop() -> None:
-        async with httpx.AsyncClient(base_url=url, timeout=_GUARD_S) as client:
+        client = await Connection.open(url)
+        try:
             for _ in remaining:  # shared iterator: each iteration is taken by exactly one client
-                first, second = await iteration(client)
+                first, second = await asyncio.wait_for(iteration(client), _GUARD_S)
                 firsts.append(first)
                 seconds.append(second)
+        finally:
+            await client.close()
 
+    cpu = cpu_seconds(pid)
     started = time.perf_counter()
     await asyncio.gather(*(client_loop() for _ in range(clients)))
     wall = time.perf_counter() - started
+    cpu = cpu_seconds(pid) - cpu
     pairs = [a + b for a, b in zip(firsts, seconds, strict=True)]
     every = firsts + seconds
     return {"iterations": requests, "requests": len(every), "seconds": wall,
             "requests_per_second": len(every) / wall, "iterations_per_second": requests / wall,
+            "server_cpu_ms_per_request": cpu * 1000 / len(every),
             "p50_ms": percentile(every, 50) * 1000, "p99_ms": percentile(every, 99) * 1000,
             "first_p50_ms": percentile(firsts, 50) * 1000, "first_p99_ms": percentile(firsts, 99) * 1000,
             "second_p50_ms": percentile(seconds, 50) * 1000, "second_p99_ms": percentile(seconds, 99) * 1000,
@@ -183,13 +233,13 @@ def measure_one(requests: int, clients: int, rounds: int, *, worker: bool) -> di
         (root / "ws").mkdir()
         answer = ScriptedReply(text="ok")
         with ScriptedOpenAIServer(lambda _body: answer, max_requests=10**6, max_seconds=3600) as model:
-            with serve(root / "home", root / "ws", model.base_url, worker=worker) as url:
-                asyncio.run(phase(url, health_twice, 10, 1))  # warm up: imports, first connections
-                asyncio.run(phase(url, run_then_get, 5, 1))
+            with serve(root / "home", root / "ws", model.base_url, worker=worker) as (url, pid):
+                asyncio.run(phase(url, pid, health_twice, 10, 1))  # warm up: imports, first connections
+                asyncio.run(phase(url, pid, run_then_get, 5, 1))
                 baseline, runs = [], []
                 for _ in range(rounds):
-                    baseline.append(asyncio.run(phase(url, health_twice, requests, clients)))
-                    runs.append(asyncio.run(phase(url, run_then_get, requests, clients)))
+                    baseline.append(asyncio.run(phase(url, pid, health_twice, requests, clients)))
+                    runs.append(asyncio.run(phase(url, pid, run_then_get, requests, clients)))
                 executed, drain_s = drained(root / "home") if worker else (0, 0.0)
             model_requests = len(model.requests)
     return summarise(baseline, runs, executed=executed, drain_s=drain_s, model_requests=model_requests)
@@ -208,6 +258,11 @@ def summarise(baseline: list[dict[str, Any]], runs: list[dict[str, Any]], **fact
         "baseline": base,
         "rps_ratio": base["requests_per_second"] / measured["requests_per_second"],
         "p99_ratio": measured["p99_ms"] / base["p99_ms"],
+        "cpu_ratio": (
+            measured["server_cpu_ms_per_request"] / base["server_cpu_ms_per_request"]
+            if base["server_cpu_ms_per_request"]
+            else None
+        ),  # a clock tick is 10 ms: tiny runs may see 0
         "rounds_detail": {"runs": runs, "baseline": baseline},
     }
 
@@ -227,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: POST+GET /v1/runs {runs['requests_per_second']:.0f} req/s, p50 {runs['p50_ms']:.1f} ms, "
               f"p99 {runs['p99_ms']:.1f} ms (POST {runs['first_p99_ms']:.1f}, GET {runs['second_p99_ms']:.1f}); "
               f"baseline /v1/health {base['requests_per_second']:.0f} req/s, p99 {base['p99_ms']:.1f} ms; "
-              f"ratio {one['rps_ratio']:.2f}x fewer req/s, p99 {one['p99_ratio']:.2f}x")  # fmt: skip
+              f"ratio {one['rps_ratio']:.2f}x fewer req/s, p99 {one['p99_ratio']:.2f}x; server CPU per request "
+              f"{runs['server_cpu_ms_per_request']:.2f} ms vs {base['server_cpu_ms_per_request']:.2f} ms "
+              f"({one['cpu_ratio'] or float('nan'):.2f}x)")  # fmt: skip
     worked = result["with_worker"]
     print(f"with_worker: {worked['executed']} runs executed, queue drained {worked['drain_s']:.1f} s after the load")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,7 @@ def test_a_tiny_run_measures_both_phases_and_executes_every_run(tmp_path: Path) 
         for phase in ("runs", "baseline"):
             assert result[setup][phase]["requests"] == 12
             assert result[setup][phase]["requests_per_second"] > 0 and result[setup][phase]["p99_ms"] > 0
+            assert result[setup][phase]["server_cpu_ms_per_request"] >= 0
         assert result[setup]["rps_ratio"] > 0 and result[setup]["p99_ratio"] > 0
     assert result["with_worker"]["executed"] == 6 + 5  # the measured runs and the warm-up's
     assert result["with_worker"]["model_requests"] >= 11

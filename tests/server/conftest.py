@@ -14,11 +14,9 @@ from chrysalis.config import load_settings
 from chrysalis.server.http_runs import RunService
 from chrysalis.server.http_service import create_app
 
-ServiceFactory = Callable[..., AbstractContextManager[TestClient]]
-
 
 @pytest.fixture
-def http_service(workspace: Path) -> ServiceFactory:
+def http_service(workspace: Path) -> Callable[..., AbstractContextManager[TestClient]]:
     """``http_service(worker=..., api_key=..., **flags)``: a started service (stopped on exit) and its client.
 
     The flags are the server's (``chrysalis serve --http`` flags); the workspace is the test's.

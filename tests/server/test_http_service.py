@@ -8,15 +8,21 @@ by reading its event stream to its ``end`` event, never by sleeping.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from chrysalis.errors import UsageError
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from chrysalis.server.http_service import check_exposure
 from tests.helpers import chrysalis
-from tests.server.conftest import ServiceFactory
+
+ServiceFactory = Callable[..., AbstractContextManager[TestClient]]
+"""The ``http_service`` fixture (tests/server/conftest.py)."""
 
 FIX = [
     ScriptedReply.tool_call("read_file", {"path": "calc.py"}),
@@ -205,3 +211,41 @@ def test_the_schema_describes_every_endpoint_without_422(http_service: ServiceFa
     run = schema["components"]["schemas"]["RunView"]["properties"]["status"]
     assert run["enum"] == ["queued", "running", "done", "failed", "cancelled"]
     assert schema["paths"]["/v1/runs"]["post"]["responses"]["400"]["content"]["application/json"]
+
+
+@pytest.mark.parametrize(
+    ("host", "key", "refused"),
+    [
+        ("127.0.0.1", None, False),
+        ("127.0.0.2", None, False),
+        ("::1", None, False),
+        ("localhost", None, False),
+        ("0.0.0.0", None, True),
+        ("::", None, True),
+        ("192.168.1.5", None, True),
+        ("my-host.example", None, True),  # a name may resolve anywhere
+        ("0.0.0.0", "k" * 32, False),
+    ],
+)
+def test_only_loopback_goes_without_a_key(host: str, key: str | None, refused: bool) -> None:
+    if not refused:
+        check_exposure(host, key)
+        return
+    with pytest.raises(UsageError, match="CHRYSALIS_API_KEY") as caught:
+        check_exposure(host, key)
+    assert f"--host {host}" in str(caught.value)
+
+
+def test_the_listening_socket_says_tcp_so_asyncio_turns_nagle_off(http_service: ServiceFactory) -> None:
+    """asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP; without it every keep-alive
+    request waited ~40 ms for the client's delayed ACK (found by bench/http_service.py)."""
+    import socket
+
+    from chrysalis.server.http_service import _server
+
+    with http_service() as client:
+        _uvicorn, sock = _server(client.app, "127.0.0.1", 0)  # type: ignore[arg-type]
+        try:
+            assert sock.proto == socket.IPPROTO_TCP
+        finally:
+            sock.close()

@@ -82,7 +82,7 @@ def serve_http(settings: Settings, *, host: str, port: int, worker: bool = True)
     """
     import signal
 
-    api_key = os.environ.get(API_KEY_ENV) or None
+    api_key = os.environ.get(API_KEY_ENV, "").strip() or None  # a blank key is no key
     check_exposure(host, api_key)
     from chrysalis.server.http_runs import RunService
 
@@ -116,7 +116,9 @@ def _server(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.
 
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and without it
+    # Nagle holds a response's body behind its head until the client's delayed ACK (40 ms per request).
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
