@@ -120,3 +120,27 @@ def test_a_port_in_use_is_a_clean_error(workspace: Path) -> None:
         port = str(taken.getsockname()[1])
         done = chrysalis("serve", "--http", "--port", port, "--workspace", str(workspace))
     assert_clean_error(done, 2, f"--port {port}", "0 picks a free one")
+
+
+def test_a_run_survives_the_service_killed_mid_run(workspace: Path) -> None:
+    """The run is in the durable queue: SIGKILL the service while the model holds its reply, and a
+    ``chrysalis worker`` finishes it; ``chrysalis show`` then reports it done."""
+    from chrysalis.llm.testing import ScriptedReply
+
+    replies = iter([ScriptedReply(text="never delivered", held=True), ScriptedReply(text="Done after all.")])
+    with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=5) as model:
+        with serving("--model", "openai:x", "--base-url", model.base_url, "--workspace", str(workspace)) as (
+            url,
+            process,
+            _stderr,
+        ):
+            with httpx.Client(base_url=url, timeout=CLI_HANG_GUARD) as client:
+                run_id = client.post("/v1/runs", json={"task": "say done", "mode": "ask"}).json()["id"]
+            assert model.wait_for_requests(1, timeout=CLI_HANG_GUARD)
+            process.kill()  # no clean stop: a crash
+            process.wait(timeout=CLI_HANG_GUARD)
+        resumed = subprocess.run([*CHRYSALIS, "worker", "--exit-when-idle"], env=dict(os.environ), text=True,
+                                 capture_output=True, timeout=CLI_HANG_GUARD, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    record = json.loads(chrysalis("show", run_id, "--json").stdout.splitlines()[-1])
+    assert record["status"] == "done" and record["result"]["output"] == "Done after all."
