@@ -33,6 +33,7 @@ __all__ = [
     "Mode",
     "Settings",
     "chrysalis_home",
+    "coerce_value",
     "load_settings",
     "process_defaults",
     "set_process_defaults",
@@ -353,6 +354,18 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         detail = f" ({exc})" if str(exc) else ""
         shown = without_password(value) if isinstance(value, str) else value
         raise ConfigError(f"{source}: bad value {shown!r} for {key!r}{detail}. Allowed: {_ALLOWED[key]}.") from exc
+
+
+def coerce_value(key: str, value: Any, source: str) -> Any:
+    """``value`` for the setting ``key`` in its typed form, checked as a flag or config line would be.
+
+    For callers that take settings from elsewhere (the HTTP service's request body, with ``source``
+    such as ``"request field 'level'"``), so they refuse a bad value with the same words and allowed values.
+
+    Raises:
+        ConfigError: the value is not allowed (the message names ``source``, the key and the allowed values).
+    """
+    return _coerce(key, value, source)
 
 
 _URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^/@\s]*@")

@@ -19,7 +19,10 @@ from chrysalis.runtime.runs import URGENCIES, RunRecord, RunStore
 if TYPE_CHECKING:
     from dbos import DBOSClient
 
-__all__ = ["APP_VERSION", "QUEUE", "WORKFLOW", "approval_topic", "cancel", "client", "priority", "submit", "wake"]
+__all__ = [
+    "APP_VERSION", "QUEUE", "WORKFLOW", "approval_topic", "cancel", "check_task", "client", "enqueue", "priority",
+    "submit", "wake",
+]  # fmt: skip
 
 QUEUE = "chrysalis"
 WORKFLOW = "chrysalis.run"
@@ -57,19 +60,39 @@ def submit(url: str, runs: RunStore, task: str, options: Mapping[str, Any], urge
     Raises:
         UsageError: the task is empty or the urgency unknown.
     """
-    if not task.strip():
-        raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis submit "fix the tests".')
+    check_task(task)
+    priority(urgency)
+    with client(url) as dbos_client:
+        return enqueue(dbos_client, runs, task, options, urgency)
+
+
+def enqueue(dbos_client: DBOSClient, runs: RunStore, task: str, options: Mapping[str, Any], urgency: str) -> RunRecord:
+    """``submit`` through a client the caller keeps open (the HTTP service queues many runs through one).
+
+    Raises:
+        UsageError: the task is empty or the urgency unknown.
+    """
+    check_task(task)
     rank = priority(urgency)
     run_id = uuid.uuid4().hex[:12]
     record = runs.add(run_id, task, urgency, options)
     try:
-        with client(url) as dbos_client:
-            dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
-                                 "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
+        dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
+                             "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
     except BaseException as exc:  # not queued: the row must not sit in the list as "queued" forever
         runs.set_status(run_id, "failed", error=f"could not be queued: {exc}")
         raise
     return record
+
+
+def check_task(task: str) -> None:
+    """Refuse an empty task.
+
+    Raises:
+        UsageError: ``task`` is empty or only white space.
+    """
+    if not task.strip():
+        raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis submit "fix the tests".')
 
 
 def cancel(url: str, runs: RunStore, run_id: str) -> RunRecord:
