@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from chrysalis.config import coerce_value
 from chrysalis.errors import ConfigError
+from chrysalis.stores.evals import ProfileStats
+from chrysalis.stores.traces import RunSummary
 
 __all__ = [
     "ErrorBody",
@@ -153,40 +155,11 @@ class ModelsView(BaseModel):
     default: str = Field(description="The model a run gets when its request names none (the server's).")
 
 
-class ProfileRow(BaseModel):
-    """One (profile, task type, model) row of the eval store."""
-
-    profile: str
-    task_type: str
-    model: str
-    runs: int
-    successes: int
-    success_rate: float
-    mean_duration_ms: float
-    total_cost_usd: float
-    input_tokens: int
-    output_tokens: int
-
-
-class RecentRun(BaseModel):
-    """One of the latest runs as the traces tell it."""
-
-    run_id: str
-    started_at: float
-    ended_at: float
-    events: int
-    task: str | None
-    model: str | None
-    status: str
-    success: bool | None
-    cost_usd: float | None
-
-
 class StatsView(BaseModel):
     """``GET /v1/stats``: the eval store's summary and the latest runs (``chrysalis stats``)."""
 
-    profiles: list[ProfileRow]
-    recent_runs: list[RecentRun]
+    profiles: list[ProfileStats]
+    recent_runs: list[RunSummary]
 
 
 class Health(BaseModel):

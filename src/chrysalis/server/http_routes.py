@@ -125,14 +125,10 @@ def _models(service: RunService) -> ModelsView:
 
 
 def _stats(service: RunService) -> StatsView:
-    from dataclasses import asdict
-
     from chrysalis.stores import Stores
 
     home = service.settings.home
     if not service.settings.db_path.is_file():
         return StatsView(profiles=[], recent_runs=[])
     with Stores.open(home) as stores:
-        profiles = [asdict(row) for row in stores.evals.summary()]
-        runs = [asdict(run) for run in stores.traces.runs(limit=20)]
-    return StatsView.model_validate({"profiles": profiles, "recent_runs": runs})
+        return StatsView(profiles=stores.evals.summary(), recent_runs=stores.traces.runs(limit=20))
