@@ -314,10 +314,11 @@ class AgentSession:
             if saved:
                 setup = dataclasses.replace(setup, on_history=self.conversation.save)
             loop = AgentLoop(setup, tally=tally)
-        except ChrysalisError as exc:  # e.g. a bad model name or budget: shown like any other error
-            self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
-                                  exit_code=exc.exit_code))  # fmt: skip
-            await self.mcp.stop()
+        except BaseException as exc:
+            if isinstance(exc, ChrysalisError):  # e.g. a bad model name or budget: shown like any other error
+                self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
+                                      exit_code=exc.exit_code))  # fmt: skip
+            await self.mcp.stop()  # however the set-up failed (Ctrl-C included), no server outlives it
             raise
         success = False
         recorded = _Spent()
