@@ -89,7 +89,7 @@ def _read(fd: int, capture: _Capture, deadline: float, cap: int | None) -> Stop 
 
 
 def _run(
-    argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int, running: RunningCommands | None = None
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int, running: RunningCommands
 ) -> tuple[int | None, str, Stop | None]:
     """Run ``argv`` in a new process group: (exit code, output, why it was stopped); no code when stopped.
 
@@ -99,14 +99,12 @@ def _run(
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
     assert proc.stdout is not None
-    if running is not None:
-        running.started(proc.pid)
+    running.started(proc.pid)
     try:
         code, output, stop = _collect(proc, timeout, cap)
     finally:
-        if running is not None:
-            running.ended(proc.pid)
-    if running is not None and running.stopped and stop is None:
+        running.ended(proc.pid)
+    if running.stopped and stop is None:
         stop = "cancelled"
     return (None if stop else code), output, stop
 
@@ -145,7 +143,7 @@ def run_confined(
     """
     confined = confine(SandboxSpec(workspace, writable=writable, options=options), command)
     try:
-        return _run(confined.argv, workspace, confined.env, timeout, options.limits.output_bytes)
+        return _run(confined.argv, workspace, confined.env, timeout, options.limits.output_bytes, RunningCommands())
     finally:
         confined.close()
 
