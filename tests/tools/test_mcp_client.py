@@ -149,13 +149,20 @@ def test_bad_json_names_the_file_line_and_column(workspace: Path) -> None:
 @pytest.mark.parametrize(
     ("entry", "needle"),
     [({"args": ["x"]}, "exactly one of 'command'"), ({"command": "x", "level": 5}, "level must be"),
-     ({"command": "x", "args": "a b"}, "args must be a list"), ({"url": "http://h", "type": "sse"}, "'sse'")],
+     ({"command": "x", "args": "a b"}, "args must be a list"), ({"url": "http://h", "type": "sse"}, "'sse'"),
+     ({"command": "x", "levle": 0}, "unknown key 'levle'; did you mean 'level'?")],
 )  # fmt: skip
 def test_a_bad_server_entry_names_the_file_and_key(workspace: Path, entry: dict[str, Any], needle: str) -> None:
     write_config(workspace / ".mcp.json", {"demo": entry})
     with pytest.raises(UsageError, match=r"mcpServers\.demo") as raised:
         load_mcp_config(load_settings({"workspace": workspace}))
     assert needle in str(raised.value) and ".mcp.json" in str(raised.value)
+
+
+def test_another_clients_keys_in_a_server_entry_are_left_alone(workspace: Path, chrysalis_home: Path) -> None:
+    write_config(chrysalis_home / "mcp.json", {"demo": {"command": "x", "disabled": False, "autoApprove": []}})
+    (server,) = load_mcp_config(load_settings({"workspace": workspace})).servers
+    assert server.command == "x"
 
 
 def test_a_missing_command_stops_the_run_with_exit_2_naming_the_server(chrysalis_home: Path, workspace: Path) -> None:

@@ -17,6 +17,7 @@ policy sees (0 read, 1 network, 2 write, 3 shell), so mode and confirmation rule
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -46,6 +47,9 @@ LEVEL_EFFECTS: dict[int, Effect] = {0: "read", 1: "network", 2: "write", 3: "she
 """The effect the policy sees for an MCP tool of each level: the most cautious one that level allows."""
 DEFAULT_TIMEOUT = 30.0
 """Seconds a server has to start and answer ``initialize`` and ``tools/list``."""
+_KEYS = ("type", "command", "args", "env", "url", "headers", "level", "tools", "timeout")
+"""The keys of a server entry we read. Other keys are left alone (other clients add their own, e.g.
+``disabled``), unless one is a near miss of ours: a misspelt ``level`` would silently leave level 3."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _FORMAT = (
@@ -168,6 +172,7 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
                          "(its tools are named mcp__NAME__TOOL). Rename it.")  # fmt: skip
     if not isinstance(entry, dict):
         raise UsageError(f"{where} must be an object. {_FORMAT}")
+    _refuse_misspelt_keys(entry, where)
     kind = entry.get("type", "http" if "url" in entry else "stdio")
     if kind == "sse":
         raise UsageError(f"{where}: the 'sse' transport is not supported; use a streamable HTTP 'url' or a 'command'.")
@@ -193,6 +198,12 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
         tool_levels={t: _level(v.get("level", DEFAULT_LEVEL), f"{where}.tools.{t}.level") for t, v in tools.items()},
         timeout=float(timeout),
     )  # fmt: skip
+
+
+def _refuse_misspelt_keys(entry: Mapping[str, Any], where: str) -> None:
+    for key in entry:
+        if key not in _KEYS and (near := difflib.get_close_matches(str(key), _KEYS, n=1, cutoff=0.75)):
+            raise UsageError(f"{where}: unknown key {key!r}; did you mean {near[0]!r}? Rename it in the file.")
 
 
 def _level(value: Any, where: str) -> int:
