@@ -136,3 +136,10 @@ def test_the_diff_is_shown_when_a_run_asks(workspace: Path) -> None:
 def test_without_a_terminal_nobody_is_asked(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO())
     assert terminal_approver(lambda: workspace) is None
+
+
+def test_overwriting_a_binary_file_says_what_it_replaces(workspace: Path) -> None:
+    (workspace / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(90))
+    approved, shown, questions = ask_once(workspace, "write_file", {"path": "logo.png", "content": "a\nb\n"})
+    assert approved is True and questions == ["  Allow?"]
+    assert "  no diff: 'logo.png' is a binary file (100 bytes); this write replaces it with 2 lines of text." in shown
