@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import sqlite3
@@ -95,3 +96,16 @@ def test_cheap_priorities_and_explicit_models_do_not_refine(workspace: Path, chr
     assert isinstance(start, Start) and start.model == "small" and start.refine_model is None
     assert not result.success and not any(isinstance(e, Refine) for e in events)
     assert (workspace / "calc.py").read_text() == "def subtract(a, b):\n" + WRONG
+
+
+def test_a_priority_changed_between_runs_changes_the_next_choice(workspace: Path, chrysalis_home: Path) -> None:
+    """The REPL's ``/priority`` replaces the session's settings; the next run's choice must follow them."""
+    draft_by_small(chrysalis_home)
+    with ScriptedOpenAIServer(TwoModels()) as server:
+        agent = session(workspace, server, chrysalis_home, [], priority="cheap")
+        try:
+            assert asyncio.run(agent._plan("fix")).refiner is None
+            agent.settings = dataclasses.replace(agent.settings, priority="best")
+            assert asyncio.run(agent._plan("fix")).refiner == "big"
+        finally:
+            agent.close()

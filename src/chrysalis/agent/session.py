@@ -19,13 +19,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chrysalis.agent.choice import RunChoice, RunChooser
 from chrysalis.agent.conversation import Conversation
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.events import Compacted, ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.kg_tools import kg_tools
-from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, task_type, tool_profile
+from chrysalis.agent.learning import ProfileChoice, task_type, tool_profile
 from chrysalis.agent.loop import AgentLoop, RunSetup, Tally
 from chrysalis.agent.mcp_tools import RunMcp
 from chrysalis.agent.memory_tools import memory_prompt, memory_tools, open_memory
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
     from chrysalis.agent.compaction import Compaction
     from chrysalis.agent.telemetry import Telemetry
-    from chrysalis.llm.routing import ModelRouter, RoutingChoice
+    from chrysalis.llm.routing import RoutingChoice
 
 __all__ = ["AgentSession"]
 
@@ -100,7 +101,6 @@ class AgentSession:
         self._built_for: str | None = None
         self._rng = rng or random.Random()
         """Draws for ``auto`` model routing; pass ``random.Random(seed)`` for reproducible picks."""
-        self._candidates = self._auto_candidates()
         self.active_model = settings.model
         """The model the latest run used (under ``auto``, the one picked), as recorded in the eval store."""
         self.approver = approver
@@ -111,6 +111,7 @@ class AgentSession:
         self.stores = stores or Stores.open(settings.home)
         self._owns_stores = stores is None
         self._tools_given = tools is not None
+        self._chooser = self._new_chooser()
         self.profile = "custom" if tools is not None else tool_profile(settings, model_given=model is not None)
         self.tools = tools if tools is not None else profile_tools(self.profile)
         self.conversation = Conversation(self.stores, settings.workspace)
@@ -172,7 +173,7 @@ class AgentSession:
         self._model_given = False
         self._built_for = None
         self.active_model = self.settings.model
-        self._candidates = self._auto_candidates()
+        self._chooser = self._new_chooser()
         if not self._tools_given:
             self.profile = tool_profile(self.settings)
             self.tools = profile_tools(self.profile)
@@ -299,12 +300,12 @@ class AgentSession:
         self.last_run_id = run_id
         kind = task_type(task)
         try:
-            routing, profile, refiner = await self._plan(kind)
+            choice = await self._plan(kind)
             self._check_budget()
             saved = self._saves_steps()
             if saved:
                 self.conversation.begin(task)
-            self._emit(self._start_event(run_id, task, kind, routing, profile, refiner))
+            self._emit(self._start_event(run_id, task, kind, choice))
             if self.parent_run_id is None:
                 await self._compact_if_needed(run_id)
             tally = Tally()
@@ -321,7 +322,7 @@ class AgentSession:
             await self.mcp.stop()  # however the set-up failed (Ctrl-C included), no server outlives it
             raise
         success = False
-        recorded = _Spent()
+        recorded, refiner = _Spent(), choice.refiner
         try:
             result = await loop.run(announce=refiner is None)
             if refiner is not None and not result.success:
@@ -344,23 +345,23 @@ class AgentSession:
                 self.history = loop.history
         return result
 
-    async def _plan(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
-        """The run's model, tool profile and refiner, chosen from the eval store (recorded in a durable run).
+    async def _plan(self, kind: str) -> RunChoice:
+        """The run's model, tool profile and refiner (``agent/choice.py``), applied to the session.
 
         The eval store moves on while a durable run waits or lies crashed; its resumed run must make
-        the choices it made then, or its recorded steps would not fit.
+        the choices it made then, or its recorded steps would not fit. They are recorded as a plain tuple.
         """
         if self.durability is None:
-            routing, profile = self._choose(kind)
-            return routing, profile, self._refiner(kind)
+            choice = self._chooser.choose(self.settings, kind, self.profile)
+        else:
 
-        def choose() -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
-            routing, profile = self._choose(kind)
-            return routing, profile, self._refiner(kind)
+            def choose() -> tuple[RoutingChoice | None, ProfileChoice, str | None]:
+                made = self._chooser.choose(self.settings, kind, self.profile)
+                return made.routing, made.profile, made.refiner
 
-        routing, profile, refiner = await self.durability.once("plan", choose)
-        self._apply_choice(routing, profile)
-        return routing, profile, refiner
+            choice = RunChoice(*await self.durability.once("plan", choose))
+        self._apply_choice(choice)
+        return choice
 
     def _refining(
         self, draft: AgentLoop, task: str, refiner: str, result: RunResult, subagents: SubAgents | None
@@ -469,66 +470,28 @@ class AgentSession:
         s = self.settings
         check_budget(self.active_model, s.budget, s.prices, s.sources.get("budget", "budget"))
 
-    def _auto_candidates(self) -> tuple[str, ...]:
-        """The models ``auto`` picks among (checked now, so a bad ``auto_models`` fails before any run)."""
-        from chrysalis.llm.routing import AUTO, auto_candidates
+    def _new_chooser(self) -> RunChooser:
+        """Run choices for the current settings (again after ``reset_model``: ``auto`` may be new)."""
+        return RunChooser.for_session(
+            self.settings, self.stores.evals, self._rng,
+            model_given=self._model_given, tools_given=self._tools_given, sub_agent=self.parent_run_id is not None,
+        )  # fmt: skip
 
-        if self._model_given or self.settings.model != AUTO:
-            return ()
-        return auto_candidates(self.settings)
-
-    def _router(self) -> ModelRouter:
-        """The ``auto`` router under this session's priority, with the catalogue (``$CHRYSALIS_HOME/models.json``)."""
-        from chrysalis.llm.model_catalog import Catalog
-        from chrysalis.llm.routing import PRIOR_WEIGHT, ModelRouter
-
-        preference = plan_for(self.settings.priority).preference()
-        weight = max(PRIOR_WEIGHT, preference.cost + preference.speed + preference.strength)
-        return ModelRouter(self.stores.evals, prior_weight=weight, preference=preference,
-                           catalog=Catalog.load(self.settings.home))  # fmt: skip
-
-    def _refiner(self, kind: str) -> str | None:
-        """The stronger model that takes over a failed check, when ``auto`` and the priority ask for a chain."""
-        if not self._candidates or not plan_for(self.settings.priority).refine or self.parent_run_id is not None:
-            return None
-        return self._router().refiner(kind, self._candidates, self.active_model, need=needs(kind))
-
-    def _choose(self, kind: str) -> tuple[RoutingChoice | None, ProfileChoice]:
-        """Pick this run's model (under ``auto``) and tool profile from the eval store; set them on the session."""
-        routing = None
-        if self._candidates:
-            routing = self._router().choose(kind, self._candidates, rng=self._rng, need=needs(kind))
-        self.active_model = routing.model if routing else self.settings.model
-        if self._tools_given:
-            return routing, ProfileChoice(self.profile, "tools given by the caller")
-        choice = choose_profile(self.settings, task_type=kind, model=self.active_model, evals=self.stores.evals,
-                                model_given=self._model_given)  # fmt: skip
-        self._apply_choice(routing, choice)
-        return routing, choice
-
-    def _apply_choice(self, routing: RoutingChoice | None, profile: ProfileChoice) -> None:
+    def _apply_choice(self, choice: RunChoice) -> None:
         """Use the chosen model and tool profile (also when a durable run's choice comes from its record)."""
-        self.active_model = routing.model if routing else self.settings.model
-        if not self._tools_given and profile.profile != self.profile:
-            self.profile, self.tools = profile.profile, profile_tools(profile.profile)
+        self.active_model = choice.routing.model if choice.routing else self.settings.model
+        if not self._tools_given and choice.profile.profile != self.profile:
+            self.profile, self.tools = choice.profile.profile, profile_tools(choice.profile.profile)
 
-    def _start_event(
-        self,
-        run_id: str,
-        task: str,
-        kind: str,
-        routing: RoutingChoice | None,
-        profile: ProfileChoice,
-        refiner: str | None = None,
-    ) -> Start:
-        s = self.settings
+    def _start_event(self, run_id: str, task: str, kind: str, choice: RunChoice) -> Start:
+        s, routing, profile = self.settings, choice.routing, choice.profile
         return Start(
             run_id=run_id, task=task, model=self.active_model, mode=s.mode, level=s.level, workspace=str(s.workspace),
             task_type=kind, profile=profile.profile, profile_reason=profile.reason,
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
             priority=s.priority, priority_plan=plan_for(s.priority).to_json(), parent_run_id=self.parent_run_id,
-            refine_model=refiner, session_id=self.session_id if self.parent_run_id is None else None,
+            refine_model=choice.refiner, session_id=self.session_id if self.parent_run_id is None else None,
         )  # fmt: skip
 
     def _record_part(self, run_id: str, kind: str, tally: Tally, before: _Spent, *, success: bool) -> _Spent:
