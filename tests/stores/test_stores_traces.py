@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from chrysalis.stores import Stores
+from chrysalis.stores.db import SCHEMA_VERSION
 
 
 def _jsonl(home: Path) -> list[dict[str, object]]:
@@ -86,3 +88,27 @@ def test_runs_with_an_event_type_and_one_runs_summary(stores: Stores) -> None:
     assert plain is not None and (plain.task, plain.status, plain.success, plain.cost_usd, plain.events) == (
         "fix it", "final", True, 0.5, 2)  # fmt: skip
     assert stores.traces.summary("nope") is None
+
+
+def test_a_decomposition_ends_with_its_plan_end(stores: Stores) -> None:
+    stores.traces.record("plan", {"type": "start", "task": "split it", "model": "m"})
+    stores.traces.record("plan", {"type": "plan_node", "node_id": "n0"})
+    stores.traces.record("plan", {"type": "plan_end", "success": False, "output": "", "phenotype": {}})
+    plan = stores.traces.summary("plan")
+    assert plan is not None and (plan.status, plan.success) == ("final", False)
+
+
+def test_decompositions_recorded_before_are_marked_as_their_plan_end_says(home: Path) -> None:
+    with Stores.open(home) as stores:
+        for run_id, success in (("won", True), ("lost", False)):
+            stores.traces.record(run_id, {"type": "start", "task": run_id})
+            stores.traces.record(run_id, {"type": "plan_end", "success": success, "output": "", "phenotype": {}})
+        stores.traces.record("going", {"type": "start", "task": "still going"})
+    conn = sqlite3.connect(home / "chrysalis.db")
+    with conn:  # as an older Chrysalis left them: every decomposition unfinished, one schema version back
+        conn.execute("UPDATE trace_runs SET status = 'unfinished', success = NULL")
+        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION - 1,))
+    conn.close()
+    with Stores.open(home) as stores:
+        shown = {run.run_id: (run.status, run.success) for run in stores.traces.runs()}
+    assert shown == {"won": ("final", True), "lost": ("final", False), "going": ("unfinished", None)}

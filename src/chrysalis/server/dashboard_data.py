@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,17 +74,15 @@ class DashboardData:
             yield stores
 
     def runs(self, limit: int = RECENT) -> list[RunSummary]:
-        """The runs with the most recent events, newest first; a finished decomposition as its ``plan_end`` says."""
+        """The runs with the most recent events, newest first."""
         with self._stores() as stores:
-            runs = stores.traces.runs(limit=limit)
-            planned = {run.run_id for run in stores.traces.runs_with("plan_end", limit=limit)}
-            return [_ended(run, stores.traces.events(run.run_id)) if run.run_id in planned else run for run in runs]
+            return stores.traces.runs(limit=limit)
 
     def run(self, run_id: str) -> tuple[RunSummary | None, list[dict[str, Any]]]:
         """One run's summary and every event it recorded, in order (``None``, [] when unknown)."""
         with self._stores() as stores:
             summary, events = stores.traces.summary(run_id), stores.traces.events(run_id)
-        return (None if summary is None else _ended(summary, events)), events
+        return summary, events
 
     def stats(self) -> tuple[list[ProfileStats], list[ModelStats]]:
         """The eval store's rows grouped as ``chrysalis stats`` shows them, and by (task type, model)."""
@@ -167,11 +165,3 @@ class DashboardData:
             return
         with store:
             yield store, None
-
-
-def _ended(run: RunSummary, events: list[dict[str, Any]]) -> RunSummary:
-    """``run`` as its ``plan_end`` says it ended (a decomposition records no ``final``, so it stays unfinished)."""
-    end = next((event for event in reversed(events) if event.get("type") == "plan_end"), None)
-    if end is None or run.status != "unfinished":
-        return run
-    return replace(run, status="final", success=bool(end.get("success")))

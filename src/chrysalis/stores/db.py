@@ -132,6 +132,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             session_id TEXT NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,
             created_at REAL NOT NULL, removed_at REAL, seen TEXT, PRIMARY KEY (session_id, id))""",
     ),
+    (
+        # A decomposition ends with `plan_end`, not `final`; its run was left 'unfinished' before the trace
+        # store learned that. Mark the ones already recorded as their last plan_end says.
+        """UPDATE trace_runs SET status = 'final', success = (
+            SELECT json_extract(t.data, '$.success') = 1 FROM traces t
+            WHERE t.run_id = trace_runs.run_id AND t.type = 'plan_end' ORDER BY t.id DESC LIMIT 1)
+        WHERE status = 'unfinished' AND run_id IN (SELECT run_id FROM traces WHERE type = 'plan_end')""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

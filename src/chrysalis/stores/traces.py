@@ -37,9 +37,10 @@ class RunSummary:
     """From the run's ``start`` event, if one was recorded."""
     model: str | None
     status: str
-    """``final`` (answered), ``error`` (stopped) or ``unfinished`` (still going, or killed)."""
+    """``final`` (answered, or a decomposition's ``plan_end``), ``error`` (stopped) or ``unfinished``
+    (still going, or killed)."""
     success: bool | None
-    """From the ``final`` event; ``None`` when the run has none."""
+    """From the ``final`` (or ``plan_end``) event; ``None`` when the run has none."""
     cost_usd: float | None
 
 
@@ -108,6 +109,11 @@ class TraceStore:
             conn.execute(
                 "UPDATE trace_runs SET status = 'final', success = ?, cost_usd = ? WHERE run_id = ?",
                 (int(bool(event.get("success"))), float(cost) if isinstance(cost, int | float) else None, run_id),
+            )
+        elif kind == "plan_end":  # a decomposition's end: it records no final of its own
+            conn.execute(
+                "UPDATE trace_runs SET status = 'final', success = ? WHERE run_id = ?",
+                (int(bool(event.get("success"))), run_id),
             )
         elif kind == "error":
             conn.execute("UPDATE trace_runs SET status = 'error', success = 0 WHERE run_id = ?", (run_id,))
