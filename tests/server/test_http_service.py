@@ -94,6 +94,23 @@ def test_a_queued_run_is_cancelled_and_a_finished_one_cannot_be(http_service: Se
     assert json.loads(chrysalis("show", run_id, "--json").stdout.splitlines()[-1])["status"] == "cancelled"
 
 
+def test_runs_are_listed_newest_first_and_by_status(http_service: ServiceFactory) -> None:
+    with http_service(worker=False) as client:  # no worker: runs stay queued until cancelled
+        first, second, third = (client.post("/v1/runs", json={"task": f"task {n}"}).json()["id"] for n in range(3))
+        client.delete(f"/v1/runs/{second}")
+        listed = client.get("/v1/runs").json()["runs"]
+        queued = client.get("/v1/runs", params={"status": "queued", "limit": 1}).json()["runs"]
+        cancelled = client.get("/v1/runs", params={"status": "cancelled"}).json()["runs"]
+        too_many = client.get("/v1/runs", params={"limit": 501})
+        no_such = client.get("/v1/runs", params={"status": "lost"})
+    assert [run["id"] for run in listed] == [third, second, first]
+    assert listed[0] == {**listed[0], "task": "task 2", "status": "queued", "answer": None}
+    assert [run["id"] for run in queued] == [third] and [run["id"] for run in cancelled] == [second]
+    assert too_many.status_code == 400 and too_many.json()["error"]["field"] == "limit"
+    assert "500" in too_many.json()["error"]["message"]
+    assert no_such.status_code == 400 and no_such.json()["error"]["field"] == "status"
+
+
 def test_a_running_run_is_cancelled_at_its_next_step(http_service: ServiceFactory, workspace: Path) -> None:
     replies = iter([ScriptedReply(tool_calls=(("read_file", {"path": "calc.py"}),), held=True), *FIX[1:]])
     with (
@@ -204,7 +221,7 @@ def test_the_schema_describes_every_endpoint_without_422(http_service: ServiceFa
     with http_service() as client:
         schema = client.get("/openapi.json").json()
     operations = {(path, method) for path, ops in schema["paths"].items() for method in ops}
-    assert operations == {("/v1/runs", "post"), ("/v1/runs/{run_id}", "get"), ("/v1/runs/{run_id}", "delete"),
+    assert operations == {("/v1/runs", "post"), ("/v1/runs", "get"), ("/v1/runs/{run_id}", "get"), ("/v1/runs/{run_id}", "delete"),
                           ("/v1/runs/{run_id}/events", "get"), ("/v1/models", "get"), ("/v1/stats", "get"),
                           ("/v1/health", "get")}  # fmt: skip
     assert not any("422" in op["responses"] for ops in schema["paths"].values() for op in ops.values())

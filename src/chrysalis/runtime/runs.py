@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -136,11 +136,13 @@ class RunStore(EngineStore):
             raise UsageError(f"No run {run_id!r}: `chrysalis queue` lists the runs.")
         return self._run(dict(row._mapping))
 
-    def all(self, *, limit: int = 200) -> list[RunRecord]:
-        """The latest ``limit`` runs, newest first."""
+    def all(self, *, limit: int = 200, statuses: Collection[str] = ()) -> list[RunRecord]:
+        """The latest ``limit`` runs, newest first; only those in ``statuses`` when it names any."""
         from sqlalchemy import select
 
         query = select(self._runs).order_by(self._runs.c.created_at.desc()).limit(limit)
+        if statuses:
+            query = query.where(self._runs.c.status.in_(sorted(statuses)))
         with self.engine.connect() as conn:
             return [self._run(dict(row._mapping)) for row in conn.execute(query)]
 

@@ -78,7 +78,7 @@ def _first_problem(errors: Any) -> tuple[str | None, str]:
     """The field and message of the first of pydantic's errors, in words a client can act on."""
     error = dict(next(iter(errors), {}))
     kind = str(error.get("type", ""))
-    where = [part for part in error.get("loc", ()) if part != "body"]
+    where = [part for part in error.get("loc", ()) if part not in ("body", "query")]
     if kind == "json_invalid":
         return None, f"The body is not valid JSON ({error.get('ctx', {}).get('error', 'cannot be parsed')})."
     if not where and kind == "missing":

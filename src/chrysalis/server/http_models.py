@@ -24,6 +24,7 @@ __all__ = [
     "Health",
     "ModelsView",
     "RunCreated",
+    "RunList",
     "RunRequest",
     "RunStatus",
     "RunView",
@@ -120,6 +121,12 @@ class RunView(BaseModel):
     worker: str | None
     created_at: float
     updated_at: float
+
+
+class RunList(BaseModel):
+    """``GET /v1/runs``: the latest runs, newest first."""
+
+    runs: list[RunView]
 
 
 class ErrorDetail(BaseModel):

@@ -13,16 +13,29 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, Header
+from fastapi import FastAPI, Header, Query
 from sse_starlette import EventSourceResponse
 
 from chrysalis import __version__
-from chrysalis.server.http_models import ErrorBody, Health, ModelsView, RunCreated, RunRequest, RunView, StatsView
+from chrysalis.server.http_models import (
+    ErrorBody,
+    Health,
+    ModelsView,
+    RunCreated,
+    RunList,
+    RunRequest,
+    RunStatus,
+    RunView,
+    StatsView,
+)
 
 if TYPE_CHECKING:
     from chrysalis.server.http_runs import RunService
 
-__all__ = ["EVENTS_POLL_S", "add_routes"]
+__all__ = ["EVENTS_POLL_S", "LIST_LIMIT", "add_routes"]
+
+LIST_LIMIT = 500
+"""The most runs one ``GET /v1/runs`` lists."""
 
 EVENTS_POLL_S = 0.1
 """How often an event stream looks for the run's new events (the worker writes them to the database)."""
@@ -44,6 +57,15 @@ def add_routes(app: FastAPI, service: RunService) -> None:
         """Queue a run of ``task`` with the server's settings and the fields given (a level may only be lowered)."""
         record = await asyncio.to_thread(service.submit, request)
         return RunCreated(id=record.id, status="queued")
+
+    @app.get("/v1/runs", response_model=RunList, tags=["runs"],
+             responses={400: {"model": ErrorBody, "description": "A query parameter is not allowed"}})  # fmt: skip
+    async def list_runs(
+        limit: Annotated[int, Query(ge=1, le=LIST_LIMIT, description="How many runs, newest first")] = 50,
+        status: Annotated[RunStatus | None, Query(description="Only the runs in this status")] = None,
+    ) -> RunList:
+        """The latest runs, newest first (as ``chrysalis queue`` lists them), each as ``GET /v1/runs/{id}`` shows it."""
+        return RunList(runs=await asyncio.to_thread(service.latest, limit, status))
 
     @app.get("/v1/runs/{run_id}", response_model=RunView, responses=_NOT_FOUND, tags=["runs"])
     async def get_run(run_id: str) -> RunView:

@@ -21,7 +21,7 @@ from chrysalis.config import Settings, load_settings
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunRecord, RunStore
-from chrysalis.server.http_models import RunRequest, RunView
+from chrysalis.server.http_models import RunRequest, RunStatus, RunView
 
 if TYPE_CHECKING:
     from chrysalis.runtime.worker import Worker
@@ -143,6 +143,11 @@ class RunService:
             NoSuchRun: there is none.
         """
         return to_view(self._record(run_id))
+
+    def latest(self, limit: int, status: RunStatus | None) -> list[RunView]:
+        """The latest ``limit`` runs as ``GET /v1/runs`` lists them, newest first; only ``status`` ones if given."""
+        statuses = () if status is None else ("running", "waiting_approval") if status == "running" else (status,)
+        return [to_view(record) for record in self.runs.all(limit=limit, statuses=statuses)]
 
     def events(self, run_id: str, after: int) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
         """The run's events after position ``after``, and whether the run had finished before they were read."""
