@@ -24,7 +24,6 @@ Why it looks the way it does:
 from __future__ import annotations
 
 import asyncio
-import atexit
 import importlib
 import json
 import os
@@ -38,6 +37,7 @@ from typing import Any
 from chrysalis.errors import ModelError, UsageError
 from chrysalis.llm.backend import ChatMessage, Completion
 from chrysalis.llm.local.catalog import DEFAULT_N_CTX, get_local_model
+from chrysalis.llm.local.loaded import LoadedCache
 from chrysalis.llm.local.weights import load_weights_path
 
 __all__ = ["ContextOverflowError", "LlamaCppBackend", "loaded_models", "unload_models"]
@@ -80,28 +80,17 @@ class _Loaded:
     """The GGUF's chat template, as a llama-cpp-python ``Jinja2ChatFormatter``."""
 
 
-_MODELS: dict[tuple[Path, int], _Loaded] = {}
-_MODELS_LOCK = threading.Lock()
+_MODELS: LoadedCache[tuple[Path, int], _Loaded] = LoadedCache()
 
 
 def loaded_models() -> list[tuple[Path, int]]:
     """The (weights file, n_ctx) pairs loaded in this process, for diagnostics and tests."""
-    with _MODELS_LOCK:
-        return list(_MODELS)
+    return _MODELS.keys()
 
 
 def unload_models() -> None:
-    """Free every loaded model now.
-
-    Registered with ``atexit`` on the first load: left to the garbage collector at interpreter
-    exit, llama-cpp-python frees its models after ctypes is torn down and prints a traceback.
-    """
-    with _MODELS_LOCK:
-        models = list(_MODELS.values())
-        _MODELS.clear()
-    for loaded in models:
-        with loaded.lock:
-            loaded.llama.close()
+    """Free every loaded model now (also done at exit: ``llm/local/loaded.py``)."""
+    _MODELS.unload()
 
 
 class LlamaCppBackend:
@@ -131,15 +120,11 @@ class LlamaCppBackend:
         info = get_local_model(model)
         llama_cpp = llama_cpp_module()  # first: installing the runtime comes before fetching weights
         path = load_weights_path(info, home)
-        key = (path.resolve(), n_ctx)
-        with _MODELS_LOCK:
-            loaded = _MODELS.get(key)
-            if loaded is None:
-                if not _MODELS:
-                    atexit.register(unload_models)  # registering twice is harmless: the second run finds none
-                loaded = _load_llama(llama_cpp, path, n_ctx, n_threads or cpu_count())
-                _MODELS[key] = loaded
-        return cls(info.name, loaded, n_ctx)
+
+        def load() -> _Loaded:
+            return _load_llama(llama_cpp, path, n_ctx, n_threads or cpu_count())
+
+        return cls(info.name, _MODELS.get((path.resolve(), n_ctx), load), n_ctx)
 
     @property
     def name(self) -> str:

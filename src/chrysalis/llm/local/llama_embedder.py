@@ -27,7 +27,6 @@ the same embedder (``open_memory`` makes one per run), so a run pays for it once
 
 from __future__ import annotations
 
-import atexit
 import math
 import threading
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from typing import Any
 from chrysalis.errors import ConfigError, EmbeddingError, ModelError, UsageError, WeightsError
 from chrysalis.llm.local.catalog import DEFAULT_LOCAL_MODEL, LocalModelInfo, get_local_model
 from chrysalis.llm.local.llama_backend import cpu_count, llama_cpp_module
+from chrysalis.llm.local.loaded import LoadedCache
 from chrysalis.llm.local.weights import load_weights_path
 
 __all__ = ["N_CTX", "REFERENCE", "LocalEmbedder", "loaded_embedders", "unload_embedders"]
@@ -72,24 +72,17 @@ class _Loaded:
     """The mean of the normalised vectors of ``REFERENCE``."""
 
 
-_LOADED: dict[Path, _Loaded] = {}
-_LOADED_LOCK = threading.Lock()
+_LOADED: LoadedCache[Path, _Loaded] = LoadedCache()
 
 
 def loaded_embedders() -> list[Path]:
     """The weights files loaded for embeddings in this process (diagnostics and tests)."""
-    with _LOADED_LOCK:
-        return list(_LOADED)
+    return _LOADED.keys()
 
 
 def unload_embedders() -> None:
-    """Free every embedding context now (registered with ``atexit``, as the chat models are)."""
-    with _LOADED_LOCK:
-        loaded = list(_LOADED.values())
-        _LOADED.clear()
-    for one in loaded:
-        with one.lock:
-            one.llama.close()
+    """Free every embedding context now (also done at exit, as for the chat models)."""
+    _LOADED.unload()
 
 
 class LocalEmbedder:
@@ -166,15 +159,7 @@ def _shared(info: LocalModelInfo, home: Path, n_threads: int | None) -> _Loaded:
     """The process's embedding context for ``info``, loaded on first use."""
     llama_cpp = llama_cpp_module()  # first: installing the runtime comes before fetching weights
     path = load_weights_path(info, home)
-    key = path.resolve()
-    with _LOADED_LOCK:
-        loaded = _LOADED.get(key)
-        if loaded is None:
-            if not _LOADED:
-                atexit.register(unload_embedders)  # registering twice is harmless: the second run finds none
-            loaded = _load_llama(llama_cpp, path, info, n_threads or cpu_count())
-            _LOADED[key] = loaded
-    return loaded
+    return _LOADED.get(path.resolve(), lambda: _load_llama(llama_cpp, path, info, n_threads or cpu_count()))
 
 
 def _load_llama(llama_cpp: Any, path: Path, info: LocalModelInfo, n_threads: int) -> _Loaded:
