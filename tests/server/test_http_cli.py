@@ -96,7 +96,17 @@ def test_serve_http_runs_a_task_over_loopback_and_stops_on_ctrl_c(workspace: Pat
     assert data[0]["type"] == "start" and data[-2]["type"] == "final" and data[-1] == {"id": run_id, "status": "done"}
     assert run["status"] == "done" and run["answer"] == "All fine."
     text = "".join(stderr)
-    assert "stopped" in text and "Traceback" not in text
+    assert "stopped" in text and "Traceback" not in text and "its worker runs 2 at a time" in text
+
+
+def test_with_concurrency_0_the_service_only_queues(workspace: Path) -> None:
+    refused = chrysalis("serve", "--http", "--concurrency", "-1", "--workspace", str(workspace))
+    assert_clean_error(refused, 2, "--concurrency -1", "chrysalis worker")
+    with serving("--concurrency", "0", "--workspace", str(workspace)) as (url, _process, stderr):
+        with httpx.Client(base_url=url, timeout=CLI_HANG_GUARD) as client:
+            run_id = client.post("/v1/runs", json={"task": "fix it"}).json()["id"]
+            assert client.get(f"/v1/runs/{run_id}").json()["status"] == "queued"
+    assert "no worker: `chrysalis worker` runs them" in "".join(stderr)
 
 
 def test_a_non_loopback_host_needs_an_api_key(workspace: Path) -> None:

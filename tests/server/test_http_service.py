@@ -221,9 +221,9 @@ def test_the_schema_describes_every_endpoint_without_422(http_service: ServiceFa
     with http_service() as client:
         schema = client.get("/openapi.json").json()
     operations = {(path, method) for path, ops in schema["paths"].items() for method in ops}
-    assert operations == {("/v1/runs", "post"), ("/v1/runs", "get"), ("/v1/runs/{run_id}", "get"), ("/v1/runs/{run_id}", "delete"),
-                          ("/v1/runs/{run_id}/events", "get"), ("/v1/models", "get"), ("/v1/stats", "get"),
-                          ("/v1/health", "get")}  # fmt: skip
+    assert operations == {("/v1/runs", "post"), ("/v1/runs", "get"), ("/v1/runs/{run_id}", "get"),
+                          ("/v1/runs/{run_id}", "delete"), ("/v1/runs/{run_id}/events", "get"),
+                          ("/v1/models", "get"), ("/v1/stats", "get"), ("/v1/health", "get")}  # fmt: skip
     assert not any("422" in op["responses"] for ops in schema["paths"].values() for op in ops.values())
     run = schema["components"]["schemas"]["RunView"]["properties"]["status"]
     assert run["enum"] == ["queued", "running", "done", "failed", "cancelled"]
@@ -261,7 +261,7 @@ def test_the_listening_socket_says_tcp_so_asyncio_turns_nagle_off(http_service: 
     from chrysalis.server.http_service import _server
 
     with http_service() as client:
-        _uvicorn, sock = _server(client.app, "127.0.0.1", 0)  # type: ignore[arg-type]
+        _uvicorn, sock = _server(client.app, "127.0.0.1", 0, "no worker")  # type: ignore[arg-type]
         try:
             assert sock.proto == socket.IPPROTO_TCP
         finally:

@@ -709,6 +709,9 @@ def serve(
         "127.0.0.1"
     ),
     port: Annotated[int, typer.Option("--port", help="HTTP: the port (0 picks a free one).")] = 8765,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="HTTP: runs executed at once (0: none, `chrysalis worker` runs them).")
+    ] = 2,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     mode: ModeOpt = None,
@@ -720,7 +723,8 @@ def serve(
     from chrysalis.cli.serve_cmd import serve_command
 
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes)
-    raise typer.Exit(_guarded(lambda: serve_command(flags, mcp=mcp, acp=acp, http=http, host=host, port=port)))
+    raise typer.Exit(_guarded(lambda: serve_command(flags, mcp=mcp, acp=acp, http=http, host=host, port=port,
+                                                    concurrency=concurrency)))  # fmt: skip
 
 
 mcp_app = typer.Typer(help="MCP servers from .chrysalis/mcp.json or .mcp.json: their tools and state.",

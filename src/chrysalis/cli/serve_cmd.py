@@ -13,12 +13,17 @@ from chrysalis.errors import UsageError
 __all__ = ["serve_command"]
 
 
-def serve_command(flags: dict[str, Any], *, mcp: bool, acp: bool, http: bool, host: str, port: int) -> int:
+def serve_command(
+    flags: dict[str, Any], *, mcp: bool, acp: bool, http: bool, host: str, port: int, concurrency: int = 2
+) -> int:
     """Serve one protocol until the client goes away (stdio) or Ctrl-C (HTTP)."""
     chosen = [name for name, on in (("--mcp", mcp), ("--acp", acp), ("--http", http)) if on]
     if len(chosen) != 1:
         given = " and ".join(chosen) if chosen else "none"
         raise UsageError(f"chrysalis serve needs exactly one of --mcp, --acp or --http (given: {given})")
+    if concurrency < 0:
+        raise UsageError(f"--concurrency {concurrency} is not allowed: give the runs the service executes at once, "
+                         "or 0 to leave them to `chrysalis worker`.")  # fmt: skip
     settings = load_settings(flags)
     if mcp:
         from chrysalis.server.mcp_server import serve_mcp
@@ -30,4 +35,4 @@ def serve_command(flags: dict[str, Any], *, mcp: bool, acp: bool, http: bool, ho
         return serve_acp(settings)
     from chrysalis.server.http_service import serve_http
 
-    return serve_http(settings, host=host, port=port)
+    return serve_http(settings, host=host, port=port, concurrency=concurrency)

@@ -73,8 +73,11 @@ def create_app(service: RunService, *, api_key: str | None = None) -> FastAPI:
     return app
 
 
-def serve_http(settings: Settings, *, host: str, port: int, worker: bool = True) -> int:
+def serve_http(settings: Settings, *, host: str, port: int, concurrency: int = 2) -> int:
     """Serve until Ctrl-C or SIGTERM (exit 130, as every command interrupted); the URL goes to stderr when ready.
+
+    The service's own worker executes ``concurrency`` runs at once; with 0 it only queues them, for
+    ``chrysalis worker`` processes (on this machine or others sharing the database) to run.
 
     Raises:
         UsageError: a non-loopback ``--host`` without ``CHRYSALIS_API_KEY``, a port that cannot be bound,
@@ -86,9 +89,10 @@ def serve_http(settings: Settings, *, host: str, port: int, worker: bool = True)
     check_exposure(host, api_key)
     from chrysalis.server.http_runs import RunService
 
-    service = RunService(settings, worker=worker)
+    service = RunService(settings, worker=concurrency > 0, concurrency=max(concurrency, 1))
     app = create_app(service, api_key=api_key)
-    server, sock = _server(app, host, port)
+    runs = f"its worker runs {concurrency} at a time" if concurrency else "no worker: `chrysalis worker` runs them"
+    server, sock = _server(app, host, port, runs)
     signal.signal(signal.SIGTERM, _interrupt)  # uvicorn re-raises the signal it caught once it has stopped
     try:
         service.start()
@@ -106,8 +110,10 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _server(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.socket]:
+def _server(app: FastAPI, host: str, port: int, runs: str) -> tuple[uvicorn.Server, socket.socket]:
     """A uvicorn server and its bound socket (bound here, so ``--port 0`` can say which port it got).
+
+    ``runs`` says who executes the queued runs, in the line announcing the service.
 
     Raises:
         UsageError: the address cannot be bound (in use, not this machine's).
@@ -136,7 +142,7 @@ def _server(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if not self.should_exit:
-                sys.stderr.write(f"chrysalis serve --http: serving on {url} (openapi: {url}/openapi.json); "
+                sys.stderr.write(f"chrysalis serve --http: serving on {url} (openapi: {url}/openapi.json; {runs}); "
                                  "Ctrl-C stops it\n")  # fmt: skip
                 sys.stderr.flush()
 
