@@ -3,7 +3,7 @@
 The service runs in its own process against a scripted model on 127.0.0.1 that answers at once, in
 two set-ups: ``with_worker`` is ``chrysalis serve --http --port 0`` as a user starts it, whose worker
 executes the queued runs while the load goes on (the requests share the process with those runs);
-``queue_only`` is the same service without its worker (``serve_http(..., worker=False)``), so what
+``queue_only`` is the same service without its worker (``--concurrency 0``), so what
 is measured is the endpoints alone: validation, the durable queue's write, the run store's read.
 ``--clients`` concurrent clients (one keep-alive connection each) send ``--requests`` iterations
 in all; each iteration of the measured phase is ``POST /v1/runs`` then ``GET /v1/runs/ID``; each of
@@ -60,24 +60,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[int(rank) - 1]
 
 
-_WITHOUT_WORKER = """
-import sys
-from chrysalis.config import load_settings
-from chrysalis.server.http_service import serve_http
-settings = load_settings({"model": "openai:x", "base_url": sys.argv[1], "workspace": sys.argv[2]})
-sys.exit(serve_http(settings, host="127.0.0.1", port=0, worker=False))
-"""
-
-
 @contextmanager
 def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterator[tuple[str, int]]:
-    """The service against the scripted model (``chrysalis serve --http --port 0``, or the same without its
-    worker); yields its URL and process id; Ctrl-C at the end."""
+    """The service against the scripted model (``chrysalis serve --http --port 0``, with ``--concurrency 0``
+    without its worker); yields its URL and process id; Ctrl-C at the end."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHRYSALIS_")}
     env["CHRYSALIS_HOME"] = str(home)
     flags = ["--model", "openai:x", "--base-url", base_url, "--workspace", str(workspace)]
-    command = ([*CHRYSALIS, "serve", "--http", "--port", "0", *flags] if worker
-               else [sys.executable, "-c", _WITHOUT_WORKER, base_url, str(workspace)])  # fmt: skip
+    command = [*CHRYSALIS, "serve", "--http", "--port", "0", "--concurrency", "2" if worker else "0", *flags]
     process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
     assert process.stderr is not None
