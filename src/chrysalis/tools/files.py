@@ -18,9 +18,9 @@ from pydantic import Field
 from chrysalis.redact import MARKER, added_markers
 from chrysalis.tools.base import FileChange, ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.clean_edit import check_clean_edit
-from chrysalis.tools.fileio import encode_text, read_bytes, write_bytes
+from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
-from chrysalis.tools.text import is_binary, number_lines, read_text
+from chrysalis.tools.text import BinaryFileError, number_lines, read_text
 from chrysalis.tools.workspace import list_entries, normalize, relative, resolve, show_entry
 
 __all__ = [
@@ -115,12 +115,14 @@ def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
 def _preview_write(args: WriteFileArgs, ctx: ToolContext) -> list[FileChange]:
     """The write as a change of text; a binary file has no text to diff, so it says what it replaces instead."""
     path, shown, _data, existed = _plan_write(args, ctx)
-    if existed and is_binary(old := read_bytes(ctx.workspace, path, shown)):
+    try:
+        old = read_text(ctx.workspace, path, shown) if existed else None
+    except BinaryFileError as exc:
         lines = len(args.content.splitlines())
         raise ToolError(
-            f"{shown!r} is a binary file ({len(old)} bytes); this write replaces it with {lines} lines of text."
-        )
-    return [FileChange(shown, read_text(ctx.workspace, path, shown) if existed else None, args.content)]
+            f"{shown!r} is a binary file ({exc.size} bytes); this write replaces it with {lines} lines of text."
+        ) from exc
+    return [FileChange(shown, old, args.content)]
 
 
 def refuse_markers(shown: str, old: str, new: str) -> None:

@@ -11,7 +11,15 @@ from pathlib import Path
 from chrysalis.tools.base import ToolError
 from chrysalis.tools.fileio import read_bytes
 
-__all__ = ["is_binary", "number_lines", "read_text"]
+__all__ = ["BinaryFileError", "number_lines", "read_text"]
+
+
+class BinaryFileError(ToolError):
+    """The file holds a NUL byte in its first 8 KiB, as git and grep decide it: it has no text to read or edit."""
+
+    def __init__(self, shown: str, size: int) -> None:
+        super().__init__(f"{shown!r} is a binary file ({size} bytes); only text files can be read or edited.")
+        self.size = size
 
 
 def read_text(workspace: Path, path: Path, shown: str) -> str:
@@ -21,14 +29,9 @@ def read_text(workspace: Path, path: Path, shown: str) -> str:
     (``fileio.read_bytes``), so a symlink swapped in since the path was checked cannot lead out.
     """
     data = read_bytes(workspace, path, shown)
-    if is_binary(data):
-        raise ToolError(f"{shown!r} is a binary file ({len(data)} bytes); only text files can be read or edited.")
+    if b"\x00" in data[:8192]:
+        raise BinaryFileError(shown, len(data))
     return data.decode("utf-8", errors="replace")
-
-
-def is_binary(data: bytes) -> bool:
-    """A NUL byte in the first 8 KiB, as git and grep decide it: text files do not hold one."""
-    return b"\x00" in data[:8192]
 
 
 def number_lines(lines: list[str], first: int) -> str:
