@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chrysalis.config import load_settings
-from chrysalis.server.http_runs import RunService
+from chrysalis.server.http_runs import DEFAULT_CONCURRENCY, RunService
 from chrysalis.server.http_service import create_app
 
 
@@ -25,7 +25,7 @@ def http_service(workspace: Path) -> Callable[..., AbstractContextManager[TestCl
     @contextmanager
     def started(*, worker: bool = False, api_key: str | None = None, **flags: Any) -> Iterator[TestClient]:
         settings = load_settings({"workspace": str(workspace), **flags})
-        service = RunService(settings, worker=worker)
+        service = RunService(settings, concurrency=DEFAULT_CONCURRENCY if worker else 0)
         service.start()
         try:
             with TestClient(create_app(service, api_key=api_key), raise_server_exceptions=True) as client:

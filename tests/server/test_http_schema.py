@@ -31,12 +31,12 @@ LEVEL = 2
 
 # The schema is read from an app whose service never starts (making the schema opens nothing); the
 # requests go to the app of the fixture below, whose service is started under the test's CHRYSALIS_HOME.
-schema = schemathesis.openapi.from_dict(_app(RunService(Settings(level=LEVEL), worker=False)).openapi())
+schema = schemathesis.openapi.from_dict(_app(RunService(Settings(level=LEVEL), concurrency=0)).openapi())
 
 
 @pytest.fixture
 def app(workspace: Path) -> Iterator[Any]:
-    service = RunService(load_settings({"workspace": str(workspace), "level": LEVEL}), worker=False)
+    service = RunService(load_settings({"workspace": str(workspace), "level": LEVEL}), concurrency=0)
     service.start()
     try:
         yield _app(service)

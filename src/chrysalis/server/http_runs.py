@@ -54,13 +54,16 @@ class Unacceptable(Exception):
 
 
 class RunService:
-    """Queue, look up and cancel runs; with ``worker``, also execute them in this process."""
+    """Queue, look up and cancel runs; with a ``concurrency`` above 0, also execute them in this process."""
 
-    def __init__(self, settings: Settings, *, worker: bool = True, concurrency: int = DEFAULT_CONCURRENCY) -> None:
-        """Serve runs under ``settings`` (the server's); nothing is opened until ``start``."""
+    def __init__(self, settings: Settings, *, concurrency: int = DEFAULT_CONCURRENCY) -> None:
+        """Serve runs under ``settings`` (the server's); nothing is opened until ``start``.
+
+        ``concurrency`` is how many runs this process's worker executes at once; with 0 there is no
+        worker, and ``chrysalis worker`` processes run what is queued.
+        """
         self.settings = settings
         self.url = database_url(settings)
-        self.with_worker = worker
         self.concurrency = concurrency
         self._stack = ExitStack()
         self._runs: RunStore | None = None
@@ -88,7 +91,7 @@ class RunService:
         except OperationalError as exc:
             self._stack.close()
             raise unreachable(self.url, exc) from exc
-        if self.with_worker:
+        if self.concurrency > 0:
             from chrysalis.runtime.worker import Worker
 
             self._worker = Worker(self.settings, concurrency=self.concurrency, exit_when_idle=False)

@@ -89,7 +89,7 @@ def serve_http(settings: Settings, *, host: str, port: int, concurrency: int = 2
     check_exposure(host, api_key)
     from chrysalis.server.http_runs import RunService
 
-    service = RunService(settings, worker=concurrency > 0, concurrency=max(concurrency, 1))
+    service = RunService(settings, concurrency=concurrency)
     app = create_app(service, api_key=api_key)
     runs = f"its worker runs {concurrency} at a time" if concurrency else "no worker: `chrysalis worker` runs them"
     server, sock = _server(app, host, port, runs)
