@@ -5,14 +5,18 @@ from __future__ import annotations
 import html
 import re
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
+from chrysalis.agent.events import Start
 from chrysalis.config import load_settings
 from chrysalis.server.dashboard import HEADERS, create_app
+from chrysalis.server.dashboard_pages import QUIET_S, run_page, runs_page
+from chrysalis.stores import Stores
 from tests.helpers import chrysalis
 
 TOKEN = "test-token-123"
@@ -134,6 +138,32 @@ def test_queue_lists_runs_with_their_states(seeded: Path, client: TestClient) ->
     run = client.get("/queue/q-done")
     assert run.status_code == 200
     assert "forty-two" in run.text and "read_file" in run.text and "w-1" in run.text
+
+
+REFRESH = '<meta http-equiv="refresh"'
+
+
+def test_pages_of_what_still_changes_reload_themselves(seeded: Path, client: TestClient) -> None:
+    assert REFRESH in client.get("/queue").text  # q-waiting is queued
+    for path in ("/queue/q-done", "/", "/runs/run-ok-1", "/runs/run-err-2", "/stats"):
+        assert REFRESH not in client.get(path).text  # finished runs, a table of past outcomes
+    with Stores.open(seeded) as stores:
+        start = Start(run_id="run-live", ts=time.time(), task="Still going", model="local:m", mode="code", level=2,
+                      workspace="/ws", task_type="fix", profile="coder", profile_reason="default")  # fmt: skip
+        stores.traces.record("run-live", start.to_json())
+    assert REFRESH in client.get("/runs/run-live").text and REFRESH in client.get("/").text
+
+
+def test_a_run_silent_too_long_stops_reloading(seeded: Path) -> None:
+    with Stores.open(seeded) as stores:
+        stores.traces.record("run-killed", Start(run_id="run-killed", ts=1_000.0, task="t", model="m", mode="code",
+                             level=2, workspace="/ws", task_type="fix", profile="coder",
+                             profile_reason="default").to_json())  # fmt: skip
+        (summary,) = [run for run in stores.traces.runs() if run.run_id == "run-killed"]
+    assert summary.status == "unfinished"
+    assert REFRESH in run_page(summary, [], now=1_000.0 + QUIET_S - 1)
+    assert REFRESH not in run_page(summary, [], now=1_000.0 + QUIET_S)
+    assert REFRESH not in runs_page([summary], now=1_000.0 + QUIET_S)
 
 
 def test_unknown_ids_are_404_pages(seeded: Path, client: TestClient) -> None:

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from chrysalis.config import load_settings
+from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.runs import RunStore
 from tests.helpers import CHRYSALIS, CLI_HANG_GUARD
 
 if TYPE_CHECKING:
@@ -37,7 +40,7 @@ PAGES = {
     "stats": ("/stats", ["75%", "0.0600", "67%", "researcher", "local:qwen2.5-coder-1.5b"]),
     "archive": ("/archive", ["sum.<b>bold</b>", "0.900", "0.800", "0.700", "0.625", "cheap · fast"]),
     "decompositions": ("/decompositions", ["Write tests for lexer.py", "pytest failed twice", "decompose@0, spawn@1"]),
-    "queue": ("/queue", ["q-waiting", "q-done", "Queued <b>task</b>", "high"]),
+    "queue": ("/queue", ["q-waiting", "q-done", "Queued <b>task</b>", "high", "cancelled 1"]),
     "queued-run": ("/queue/q-done", ["forty-two", "read_file", "w-1"]),
 }  # fmt: skip
 """Each page: its path and text the seeded stores put on it (as text: markup in a task shows as written)."""
@@ -59,7 +62,13 @@ _COLOURS = """async (src) => {
 
 @pytest.fixture
 def dashboard(seeded: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """``chrysalis ui --port 0`` over the seeded stores: its printed URL and its process (Ctrl-C'd at the end)."""
+    """``chrysalis ui --port 0`` over the seeded stores: its printed URL and its process (Ctrl-C'd at the end).
+
+    The queued run is cancelled first, so no page is live: a page that reloads itself every few
+    seconds could reload while the test reads it (the reload itself is checked in test_dashboard.py).
+    """
+    with RunStore(open_engine(database_url(load_settings({})))) as runs:
+        runs.set_status("q-waiting", "cancelled")
     process = subprocess.Popen([*CHRYSALIS, "ui", "--port", "0"], env=dict(os.environ), text=True,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip

@@ -14,7 +14,11 @@ import time
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-__all__ = ["Safe", "badge", "empty", "esc", "join", "link", "page", "pct", "seconds", "table", "url", "usd", "when"]
+__all__ = ["REFRESH_S", "Safe", "badge", "empty", "esc", "join", "link", "page", "pct", "seconds", "table", "url",
+           "usd", "when"]  # fmt: skip
+
+REFRESH_S = 5
+"""How often a live page (one showing what still changes) reloads itself."""
 
 NAV = (("/", "Runs"), ("/stats", "Stats"), ("/archive", "Archive"), ("/decompositions", "Decompositions"),
        ("/queue", "Queue"))  # fmt: skip
@@ -100,13 +104,19 @@ def pct(rate: float) -> str:
     return f"{rate * 100:.0f}%"
 
 
-def page(title: str, body: Safe, *, active: str = "") -> str:
-    """A whole document: the navigation (``active`` is the current section's path) and ``body``."""
+def page(title: str, body: Safe, *, active: str = "", live: bool = False) -> str:
+    """A whole document: the navigation (``active`` is the current section's path) and ``body``.
+
+    A ``live`` page shows something still changing (a running run, a queue with work in it): it
+    reloads itself every ``REFRESH_S`` seconds with a ``<meta http-equiv="refresh">``, since the
+    pages have no script to update them in place.
+    """
     nav = "".join(f'<a href="{path}"{_ON if path == active else ""}>{label}</a>' for path, label in NAV)
+    refresh = f'<meta http-equiv="refresh" content="{REFRESH_S}">' if live else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta name="referrer" content="no-referrer">'
+        f'<meta name="referrer" content="no-referrer">{refresh}'
         f"<title>{esc(title)} · Chrysalis</title><style>{CSS}</style></head><body>"
         f'<header><span class="brand">Chrysalis</span><nav>{nav}</nav></header>'
         f"<main><h1>{esc(title)}</h1>{body}</main></body></html>"
@@ -114,7 +124,6 @@ def page(title: str, body: Safe, *, active: str = "") -> str:
 
 
 _ON = ' class="on"'
-
 CSS = """
 :root { --fg:#1d232b; --muted:#66707c; --line:#dde2e8; --bg:#f6f7f9; --card:#fff; --accent:#3b5bdb; }
 * { box-sizing: border-box; }

@@ -8,6 +8,7 @@ command would fill it.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,26 @@ from chrysalis.stores.evals import ModelStats
 if TYPE_CHECKING:
     from chrysalis.runtime.runs import RunRecord
 
-__all__ = ["events_table", "forbidden_page", "missing_page", "problem_page", "queue_page", "queued_run_page",
-           "run_page", "runs_page", "stats_page", "status_badge"]  # fmt: skip
+__all__ = ["ACTIVE", "QUIET_S", "events_table", "forbidden_page", "is_live", "missing_page", "problem_page",
+           "queue_page", "queued_run_page", "run_page", "runs_page", "stats_page", "status_badge"]  # fmt: skip
 
 _QUEUE_KIND = {"queued": "idle", "running": "warn", "waiting_approval": "warn", "done": "ok", "failed": "bad",
                "cancelled": "bad"}  # fmt: skip
+
+
+ACTIVE = frozenset({"queued", "running", "waiting_approval"})
+"""The durable run states that will still change: a page showing one reloads itself."""
+
+QUIET_S = 600.0
+"""A traced run unfinished but silent this long was killed, most likely: its page stops reloading."""
+
+
+def is_live(run: RunSummary, now: float) -> bool:
+    """Whether ``run`` is still going: no final event, and an event within the last ``QUIET_S``.
+
+    A run killed mid-way never records its end, so "unfinished" alone would reload its page forever.
+    """
+    return run.status == "unfinished" and now - run.ended_at < QUIET_S
 
 
 def status_badge(run: RunSummary) -> Safe:
@@ -48,8 +64,8 @@ def status_badge(run: RunSummary) -> Safe:
     return badge("unfinished", "idle")
 
 
-def runs_page(runs: Sequence[RunSummary]) -> str:
-    """The latest runs, each linking to its events."""
+def runs_page(runs: Sequence[RunSummary], now: float | None = None) -> str:
+    """The latest runs, each linking to its events; live while one of them is (``now``: the clock by default)."""
     if not runs:
         return page("Runs", empty("runs", 'chrysalis run "TASK"'), active="/")
     rows = [
@@ -59,17 +75,19 @@ def runs_page(runs: Sequence[RunSummary]) -> str:
     ]  # fmt: skip
     body = Safe(f'<p class="muted">The {len(runs)} latest run(s), newest first.</p>')
     headers = ("run", "started", "task", "model", "status", "events", "seconds", "USD")
-    return page("Runs", body + table(headers, rows, numeric=(5, 6, 7)), active="/")
+    live = any(is_live(r, time.time() if now is None else now) for r in runs)
+    return page("Runs", body + table(headers, rows, numeric=(5, 6, 7)), active="/", live=live)
 
 
-def run_page(run: RunSummary, events: Sequence[dict[str, Any]]) -> str:
-    """One run: what it was asked, how it ended, and its events in order."""
+def run_page(run: RunSummary, events: Sequence[dict[str, Any]], now: float | None = None) -> str:
+    """One run: what it was asked, how it ended, and its events in order; live while it runs."""
     facts = table(
         ("task", "model", "status", "started", "seconds", "events", "USD"),
         [(run.task or "", run.model or "", status_badge(run), when(run.started_at),
           seconds(run.ended_at - run.started_at), run.events, usd(run.cost_usd))],
     )  # fmt: skip
-    return page(f"Run {run.run_id}", facts + Safe("<h2>Events</h2>") + events_table(events), active="/")
+    live = is_live(run, time.time() if now is None else now)
+    return page(f"Run {run.run_id}", facts + Safe("<h2>Events</h2>") + events_table(events), active="/", live=live)
 
 
 def events_table(events: Sequence[dict[str, Any]]) -> Safe:
@@ -202,7 +220,8 @@ def queue_page(runs: Sequence[RunRecord] | None, problem: str | None) -> str:
         for r in runs
     ]  # fmt: skip
     headers = ("run", "status", "urgency", "task", "workspace", "submitted", "updated", "worker", "error")
-    return page("Queue", Safe(f"<p>{summary}</p>") + table(headers, rows), active="/queue")
+    live = any(r.status in ACTIVE for r in runs)
+    return page("Queue", Safe(f"<p>{summary}</p>") + table(headers, rows), active="/queue", live=live)
 
 
 def queued_run_page(record: RunRecord, events: Sequence[dict[str, Any]]) -> str:
@@ -218,7 +237,7 @@ def queued_run_page(record: RunRecord, events: Sequence[dict[str, Any]]) -> str:
     if record.result and record.result.get("output"):
         parts.append(Safe(f'<div class="box"><b>Answer</b><pre>{esc(record.result["output"])}</pre></div>'))
     parts += [Safe("<h2>Events</h2>"), events_table(events)]
-    return page(f"Queued run {record.id}", join(parts), active="/queue")
+    return page(f"Queued run {record.id}", join(parts), active="/queue", live=record.status in ACTIVE)
 
 
 def missing_page(what: str, back: str, active: str) -> str:
