@@ -124,6 +124,7 @@ def page(title: str, body: Safe, *, active: str = "", live: bool = False) -> str
 
 
 _ON = ' class="on"'
+
 CSS = """
 :root { --fg:#1d232b; --muted:#66707c; --line:#dde2e8; --bg:#f6f7f9; --card:#fff; --accent:#3b5bdb; }
 * { box-sizing: border-box; }
