@@ -33,15 +33,12 @@ from chrysalis.stores.evals import ModelStats
 if TYPE_CHECKING:
     from chrysalis.runtime.runs import RunRecord
 
-__all__ = ["ACTIVE", "QUIET_S", "events_table", "forbidden_page", "is_live", "missing_page", "problem_page",
+__all__ = ["QUIET_S", "events_table", "forbidden_page", "is_live", "missing_page", "problem_page",
            "queue_page", "queued_run_page", "run_page", "runs_page", "stats_page", "status_badge"]  # fmt: skip
 
 _QUEUE_KIND = {"queued": "idle", "running": "warn", "waiting_approval": "warn", "done": "ok", "failed": "bad",
                "cancelled": "bad"}  # fmt: skip
 
-
-ACTIVE = frozenset({"queued", "running", "waiting_approval"})
-"""The durable run states that will still change: a page showing one reloads itself."""
 
 QUIET_S = 600.0
 """A traced run unfinished but silent this long was killed, most likely: its page stops reloading."""
@@ -75,7 +72,8 @@ def runs_page(runs: Sequence[RunSummary], now: float | None = None) -> str:
     ]  # fmt: skip
     body = Safe(f'<p class="muted">The {len(runs)} latest run(s), newest first.</p>')
     headers = ("run", "started", "task", "model", "status", "events", "seconds", "USD")
-    live = any(is_live(r, time.time() if now is None else now) for r in runs)
+    at = time.time() if now is None else now
+    live = any(is_live(r, at) for r in runs)
     return page("Runs", body + table(headers, rows, numeric=(5, 6, 7)), active="/", live=live)
 
 
@@ -220,7 +218,7 @@ def queue_page(runs: Sequence[RunRecord] | None, problem: str | None) -> str:
         for r in runs
     ]  # fmt: skip
     headers = ("run", "status", "urgency", "task", "workspace", "submitted", "updated", "worker", "error")
-    live = any(r.status in ACTIVE for r in runs)
+    live = not all(r.finished for r in runs)  # queued, running or waiting for approval: it will still change
     return page("Queue", Safe(f"<p>{summary}</p>") + table(headers, rows), active="/queue", live=live)
 
 
@@ -237,7 +235,7 @@ def queued_run_page(record: RunRecord, events: Sequence[dict[str, Any]]) -> str:
     if record.result and record.result.get("output"):
         parts.append(Safe(f'<div class="box"><b>Answer</b><pre>{esc(record.result["output"])}</pre></div>'))
     parts += [Safe("<h2>Events</h2>"), events_table(events)]
-    return page(f"Queued run {record.id}", join(parts), active="/queue", live=record.status in ACTIVE)
+    return page(f"Queued run {record.id}", join(parts), active="/queue", live=not record.finished)
 
 
 def missing_page(what: str, back: str, active: str) -> str:
