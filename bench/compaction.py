@@ -67,16 +67,26 @@ def conversation(needle: str, tokens: int) -> list[Any]:
     return messages
 
 
-async def trial(model: Any, model_name: str, workspace: Path, needle: str, found: tuple[str, ...],
-                compact_at: float) -> dict[str, Any]:  # fmt: skip
+async def trial(
+    model: Any, model_name: str, workspace: Path, needle: str, found: tuple[str, ...], compact_at: float
+) -> dict[str, Any]:
     """One question after a long history, with compaction allowed (0.7) or not (0.95)."""
     from chrysalis.agent.compaction import context_window, estimate_tokens
-    from chrysalis.agent.events import Compacted, Event
     from chrysalis.agent.session import AgentSession
     from chrysalis.config import load_settings
+    from chrysalis.events import Compacted, Event
 
-    settings = load_settings({"model": model_name, "workspace": workspace, "mode": "ask", "level": 0,
-                              "compact_at": compact_at, "max_steps": 3, "timeout": 600})  # fmt: skip
+    settings = load_settings(
+        {
+            "model": model_name,
+            "workspace": workspace,
+            "mode": "ask",
+            "level": 0,
+            "compact_at": compact_at,
+            "max_steps": 3,
+            "timeout": 600,
+        }
+    )
     window = context_window(model_name, settings.home)
     events: list[Event] = []
     session = AgentSession(settings, model=model, on_event=events.append)
@@ -90,13 +100,17 @@ async def trial(model: Any, model_name: str, workspace: Path, needle: str, found
         session.close()
     compacted = next((e for e in events if isinstance(e, Compacted)), None)
     return {
-        "compact_at": compact_at, "window": window, "tokens_before": before,
+        "compact_at": compact_at,
+        "window": window,
+        "tokens_before": before,
         "tokens_after": compacted.tokens_after if compacted else before,
-        "summary_chars": compacted.summary_chars if compacted else 0, "compacted": compacted is not None,
-        "seconds": round(time.perf_counter() - started, 1), "answer": answer[:300],
+        "summary_chars": compacted.summary_chars if compacted else 0,
+        "compacted": compacted is not None,
+        "seconds": round(time.perf_counter() - started, 1),
+        "answer": answer[:300],
         "needle_kept": all(word.lower() in answer.lower() for word in found),
         "summary_has_needle": all(word in session.conversation.summary for word in found) if compacted else None,
-    }  # fmt: skip
+    }
 
 
 def main() -> None:
@@ -120,20 +134,38 @@ def main() -> None:
             for compact_at in [{"compacted": 0.7, "trimmed": 0.95}[mode] for mode in options.modes.split(",")]:
                 row = asyncio.run(trial(model, options.model, workspace, needle, found, compact_at))
                 rows.append({"needle": needle, **row})
-                print(f"{'compacted' if row['compacted'] else 'trimmed':<10} tokens {row['tokens_before']:>6} → "
-                      f"{row['tokens_after']:>6}  needle {'kept' if row['needle_kept'] else 'LOST':<5} "
-                      f"{row['seconds']:>6.1f} s  {row['answer'][:80]!r}", flush=True)  # fmt: skip
+                print(
+                    f"{'compacted' if row['compacted'] else 'trimmed':<10} tokens {row['tokens_before']:>6} → "
+                    f"{row['tokens_after']:>6}  needle {'kept' if row['needle_kept'] else 'LOST':<5} "
+                    f"{row['seconds']:>6.1f} s  {row['answer'][:80]!r}",
+                    flush=True,
+                )
     summary = {
-        kind: {"trials": len(mine), "needle_kept": sum(r["needle_kept"] for r in mine),
-               "mean_tokens_after": round(sum(r["tokens_after"] for r in mine) / len(mine)),
-               "mean_seconds": round(sum(r["seconds"] for r in mine) / len(mine), 1)}
-        for kind, mine in (("compacted", [r for r in rows if r["compact_at"] == 0.7]),
-                           ("trimmed", [r for r in rows if r["compact_at"] == 0.95])) if mine
-    }  # fmt: skip
+        kind: {
+            "trials": len(mine),
+            "needle_kept": sum(r["needle_kept"] for r in mine),
+            "mean_tokens_after": round(sum(r["tokens_after"] for r in mine) / len(mine)),
+            "mean_seconds": round(sum(r["seconds"] for r in mine) / len(mine), 1),
+        }
+        for kind, mine in (
+            ("compacted", [r for r in rows if r["compact_at"] == 0.7]),
+            ("trimmed", [r for r in rows if r["compact_at"] == 0.95]),
+        )
+        if mine
+    }
     options.out.parent.mkdir(parents=True, exist_ok=True)
-    options.out.write_text(json.dumps({"model": options.model, "machine": {"cpus": os.cpu_count(),
-                                       "python": platform.python_version()}, "summary": summary, "rows": rows},
-                                      indent=1) + "\n")  # fmt: skip
+    options.out.write_text(
+        json.dumps(
+            {
+                "model": options.model,
+                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+                "summary": summary,
+                "rows": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(json.dumps(summary, indent=1))
 
 

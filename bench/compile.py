@@ -163,10 +163,25 @@ def run_peers(
     rows: list[dict[str, Any]] = []
     for optimizer in optimizers:
         command = [
-            str(DSPY_PYTHON), str(HERE / "peers" / "dspy_compile.py"), "--task", task.name, "--url", url,
-            "--optimizer", optimizer, "--rollouts", str(args.rollouts), "--seed", str(args.seed),
-            "--limit-test", str(args.test), "--dev", str(args.dev), "--model", args.model.partition(":")[2],
-        ]  # fmt: skip
+            str(DSPY_PYTHON),
+            str(HERE / "peers" / "dspy_compile.py"),
+            "--task",
+            task.name,
+            "--url",
+            url,
+            "--optimizer",
+            optimizer,
+            "--rollouts",
+            str(args.rollouts),
+            "--seed",
+            str(args.seed),
+            "--limit-test",
+            str(args.test),
+            "--dev",
+            str(args.dev),
+            "--model",
+            args.model.partition(":")[2],
+        ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             print(f"  dspy {optimizer} failed:\n{done.stderr[-2000:]}", flush=True)
@@ -226,8 +241,15 @@ def main() -> None:
     home = Path(os.environ.get("CHRYSALIS_BENCH_HOME", "/tmp/chrysalis-bench-compile"))
     os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(Path.home() / ".chrysalis" / "models"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"model": args.model, "rollouts": args.rollouts, "dev": args.dev, "test": args.test,
-                               "seed": args.seed, "python": sys.version.split()[0], "tasks": {}}  # fmt: skip
+    results: dict[str, Any] = {
+        "model": args.model,
+        "rollouts": args.rollouts,
+        "dev": args.dev,
+        "test": args.test,
+        "seed": args.seed,
+        "python": sys.version.split()[0],
+        "tasks": {},
+    }
     if (args.peers_only or args.ours_only) and not args.out.is_file():
         parser.error(f"--peers-only and --ours-only add to an earlier run's results, but {args.out} does not exist")
     if args.peers_only or args.ours_only:

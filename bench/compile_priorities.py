@@ -37,16 +37,31 @@ async def run(args: argparse.Namespace, home: Path) -> dict[str, Any]:
     task = compile_tasks.load(args.task)
 
     compiled = await acompile(
-        cf.Predict(signature_for(task)), task.train, metric_for(task),
-        devset=compile_tasks.subset(task.dev, args.dev, 0), model=resolve_model(args.model),
-        iterations=0, generated=0, mutations=(), minibatch=0, seed=0,
-        name=f"priorities-{args.task}", home=home,
-    )  # fmt: skip
+        cf.Predict(signature_for(task)),
+        task.train,
+        metric_for(task),
+        devset=compile_tasks.subset(task.dev, args.dev, 0),
+        model=resolve_model(args.model),
+        iterations=0,
+        generated=0,
+        mutations=(),
+        minibatch=0,
+        seed=0,
+        name=f"priorities-{args.task}",
+        home=home,
+    )
     points = [
-        {"id": p.id, "made_by": p.operator, "strategy": p.module.strategy, "demos": len(p.module.demos),
-         "dev_score": p.phenotype.score, "tokens": p.phenotype.tokens, "latency_ms": p.phenotype.latency_ms}
+        {
+            "id": p.id,
+            "made_by": p.operator,
+            "strategy": p.module.strategy,
+            "demos": len(p.module.demos),
+            "dev_score": p.phenotype.score,
+            "tokens": p.phenotype.tokens,
+            "latency_ms": p.phenotype.latency_ms,
+        }
         for p in compiled.archive.points
-    ]  # fmt: skip
+    ]
     picks = {}
     for priority in PRIORITIES:
         choice = compiled.choose(priority)

@@ -162,9 +162,19 @@ def _with_ids(name: str, splits: tuple[list[Example], ...]) -> tuple[list[Exampl
 # --- (a) docstring -> module -------------------------------------------------------------------
 
 DOC_MODULES = (
-    "collections", "datetime", "logging", "math", "pathlib", "re",
-    "socket", "sqlite3", "statistics", "tarfile", "threading", "unittest",
-)  # fmt: skip
+    "collections",
+    "datetime",
+    "logging",
+    "math",
+    "pathlib",
+    "re",
+    "socket",
+    "sqlite3",
+    "statistics",
+    "tarfile",
+    "threading",
+    "unittest",
+)
 """Twelve modules with distinct topics and at least 30 usable docstrings each on CPython 3.11."""
 PER_MODULE = 30
 MAX_DOC_CHARS = 300
@@ -263,9 +273,31 @@ def _docstrings(seed: int) -> TaskSet:
 MAX_OUTPUT_CHARS = 40
 PER_TEMPLATE = 12
 WORDS = (
-    "apple", "bat", "cat", "dog", "echo", "fig", "gold", "hat", "ink", "jam", "kite", "lime",
-    "moon", "nut", "owl", "pie", "quiz", "rose", "sun", "tea", "urn", "vine", "wolf", "yak",
-)  # fmt: skip
+    "apple",
+    "bat",
+    "cat",
+    "dog",
+    "echo",
+    "fig",
+    "gold",
+    "hat",
+    "ink",
+    "jam",
+    "kite",
+    "lime",
+    "moon",
+    "nut",
+    "owl",
+    "pie",
+    "quiz",
+    "rose",
+    "sun",
+    "tea",
+    "urn",
+    "vine",
+    "wolf",
+    "yak",
+)
 
 Rng = random.Random
 Slots = Callable[[Rng], dict[str, object]]
@@ -333,108 +365,180 @@ def _t(name: str, code: str, slots: Slots, args: Args) -> Template:
 
 
 TEMPLATES: tuple[Template, ...] = (
-    _t("case_join", """
+    _t(
+        "case_join",
+        """
         def f(text):
             words = text.split()
             words = [w.$op() for w in words]
             return '$sep'.join(words)
-        """, _pick(op=("upper", "capitalize", "title", "swapcase"), sep=("-", "_", ", ", "")),
-        lambda r: (_text(r, 2, 3),)),
-    _t("count_char", """
+        """,
+        _pick(op=("upper", "capitalize", "title", "swapcase"), sep=("-", "_", ", ", "")),
+        lambda r: (_text(r, 2, 3),),
+    ),
+    _t(
+        "count_char",
+        """
         def f(text, ch):
             count = 0
             for c in text:
                 if c == ch:
                     count += $k
             return count
-        """, _pick(k=(1, 2, 3)), _text_and_letter),
-    _t("counter_top", """
+        """,
+        _pick(k=(1, 2, 3)),
+        _text_and_letter,
+    ),
+    _t(
+        "counter_top",
+        """
         from collections import Counter
 
         def f(text):
             counts = Counter(text.replace(' ', ''))
             return counts.most_common($k)
-        """, _pick(k=(1, 2)), lambda r: (_text(r, 2, 3),)),
-    _t("wrap_lengths", """
+        """,
+        _pick(k=(1, 2)),
+        lambda r: (_text(r, 2, 3),),
+    ),
+    _t(
+        "wrap_lengths",
+        """
         import textwrap
 
         def f(text, width):
             lines = textwrap.wrap(text, width)
             return [len(line) for line in lines]
-        """, _pick(), lambda r: (_text(r, 3, 5), r.randint(6, 12))),
-    _t("shorten", """
+        """,
+        _pick(),
+        lambda r: (_text(r, 3, 5), r.randint(6, 12)),
+    ),
+    _t(
+        "shorten",
+        """
         import textwrap
 
         def f(text):
             return textwrap.shorten(text, width=$w, placeholder='$ph')
-        """, _pick(w=(10, 12, 15, 18), ph=("...", " [+]", "~")), lambda r: (_text(r, 3, 5),)),
-    _t("run_lengths", """
+        """,
+        _pick(w=(10, 12, 15, 18), ph=("...", " [+]", "~")),
+        lambda r: (_text(r, 3, 5),),
+    ),
+    _t(
+        "run_lengths",
+        """
         from itertools import groupby
 
         def f(s):
             return [(k, len(list(g))) for k, g in groupby($src)]
-        """, _pick(src=("s", "sorted(s)")), lambda r: ("".join(r.choice("aab") for _ in range(r.randint(4, 7))),)),
-    _t("rle", """
+        """,
+        _pick(src=("s", "sorted(s)")),
+        lambda r: ("".join(r.choice("aab") for _ in range(r.randint(4, 7))),),
+    ),
+    _t(
+        "rle",
+        """
         from itertools import groupby
 
         def f(s):
             parts = [f'{len(list(g))}{k}' for k, g in groupby(s)]
             return '$sep'.join(parts)
-        """, _pick(sep=("", "-", "|")), lambda r: ("".join(r.choice("xyz") for _ in range(r.randint(4, 8))),)),
-    _t("dict_bump", """
+        """,
+        _pick(sep=("", "-", "|")),
+        lambda r: ("".join(r.choice("xyz") for _ in range(r.randint(4, 8))),),
+    ),
+    _t(
+        "dict_bump",
+        """
         def f(d, key):
             d = dict(d)
             d[key] = d.get(key, $start) + $k
             return sorted(d.items())
-        """, _pick(start=(0, 1, 10), k=(1, 2, 5)),
-        _dict_and_key),
-    _t("slice_sum", """
+        """,
+        _pick(start=(0, 1, 10), k=(1, 2, 5)),
+        _dict_and_key,
+    ),
+    _t(
+        "slice_sum",
+        """
         def f(nums):
             part = nums[$a:$b]
             part.reverse()
             return part + [sum(part)]
-        """, _pick(a=(0, 1, 2), b=(-1, 4, 5, "")), lambda r: (_nums(r, 4, 7),)),
-    _t("caesar", """
+        """,
+        _pick(a=(0, 1, 2), b=(-1, 4, 5, "")),
+        lambda r: (_nums(r, 4, 7),),
+    ),
+    _t(
+        "caesar",
+        """
         import string
 
         def f(text):
             letters = string.ascii_lowercase
             table = str.maketrans(letters, letters[$k:] + letters[:$k])
             return text.translate(table)
-        """, _pick(k=(1, 2, 3, 13, 25)), lambda r: (_text(r, 1, 2),)),
-    _t("replace_or_reverse", """
+        """,
+        _pick(k=(1, 2, 3, 13, 25)),
+        lambda r: (_text(r, 1, 2),),
+    ),
+    _t(
+        "replace_or_reverse",
+        """
         def f(text, old, new):
             if old in text:
                 return text.replace(old, new, $count)
             return text[::-1]
-        """, _pick(count=(1, 2, -1)),
-        _text_old_new),
-    _t("every_kth", """
+        """,
+        _pick(count=(1, 2, -1)),
+        _text_old_new,
+    ),
+    _t(
+        "every_kth",
+        """
         def f(items):
             result = []
             for i, x in enumerate(items):
                 if i % $k == $r:
                     result.append(x)
             return result
-        """, _pick(k=(2, 3), r=(0, 1)), lambda r: (_nums(r, 5, 8),)),
-    _t("zip_filter", """
+        """,
+        _pick(k=(2, 3), r=(0, 1)),
+        lambda r: (_nums(r, 5, 8),),
+    ),
+    _t(
+        "zip_filter",
+        """
         def f(keys, values):
             pairs = dict(zip(keys, values))
             return {k: v for k, v in pairs.items() if v $cmp $t}
-        """, _pick(cmp=(">", "<", ">=", "!="), t=(2, 4, 5)),
-        lambda r: (_words(r, 3, 4), _nums(r, 3, 4))),
-    _t("partition", """
+        """,
+        _pick(cmp=(">", "<", ">=", "!="), t=(2, 4, 5)),
+        lambda r: (_words(r, 3, 4), _nums(r, 3, 4)),
+    ),
+    _t(
+        "partition",
+        """
         def f(text):
             head, sep, tail = text.partition('$sep')
             return tail.strip() + sep + head.$op()
-        """, _pick(sep=(" ", "a", "o", "e"), op=("upper", "strip", "title")), lambda r: (_text(r, 2, 3),)),
-    _t("sort_key", """
+        """,
+        _pick(sep=(" ", "a", "o", "e"), op=("upper", "strip", "title")),
+        lambda r: (_text(r, 2, 3),),
+    ),
+    _t(
+        "sort_key",
+        """
         def f(words):
             ranked = sorted(words, key=lambda w: ($key, w))
             return ranked[$part]
-        """, _pick(key=("len(w)", "-len(w)", "w[-1]", "w.count('o')", "w[1:]"), part=(":", "1:", "::-1", ":2")),
-        lambda r: (_words(r, 3, 4),)),
-    _t("group_by", """
+        """,
+        _pick(key=("len(w)", "-len(w)", "w[-1]", "w.count('o')", "w[1:]"), part=(":", "1:", "::-1", ":2")),
+        lambda r: (_words(r, 3, 4),),
+    ),
+    _t(
+        "group_by",
+        """
         from collections import defaultdict
 
         def f(words):
@@ -442,129 +546,213 @@ TEMPLATES: tuple[Template, ...] = (
             for w in words:
                 groups[$key].append(w)
             return dict(groups)
-        """, _pick(key=("len(w)", "w[-1]", "'aeiou'.find(w[0])")), lambda r: (_words(r, 2, 3),)),
-    _t("collatz", """
+        """,
+        _pick(key=("len(w)", "w[-1]", "'aeiou'.find(w[0])")),
+        lambda r: (_words(r, 2, 3),),
+    ),
+    _t(
+        "collatz",
+        """
         def f(n):
             steps = 0
             while n != 1 and steps < $cap:
                 n = n // 2 if n % 2 == 0 else 3 * n + 1
                 steps += 1
             return steps, n
-        """, _pick(cap=(3, 4, 5, 8)), lambda r: (r.randint(3, 40),)),
-    _t("digit_power", """
+        """,
+        _pick(cap=(3, 4, 5, 8)),
+        lambda r: (r.randint(3, 40),),
+    ),
+    _t(
+        "digit_power",
+        """
         def f(n):
             digits = [int(d) for d in str(n)]
             return sum(d ** $p for d in digits) $op $m
-        """, _pick(p=(1, 2, 3), op=("%", "//", "-"), m=(3, 7, 10)), lambda r: (r.randint(10, 9999),)),
-    _t("pad", """
+        """,
+        _pick(p=(1, 2, 3), op=("%", "//", "-"), m=(3, 7, 10)),
+        lambda r: (r.randint(10, 9999),),
+    ),
+    _t(
+        "pad",
+        """
         def f(text, width):
             text = text.strip()
             return text.$op(width, '$fill')
-        """, _pick(op=("center", "ljust", "rjust"), fill=("*", "-", ".")),
-        lambda r: (f" {r.choice(WORDS)} ", r.randint(5, 11))),
-    _t("insert_pop", """
+        """,
+        _pick(op=("center", "ljust", "rjust"), fill=("*", "-", ".")),
+        lambda r: (f" {r.choice(WORDS)} ", r.randint(5, 11)),
+    ),
+    _t(
+        "insert_pop",
+        """
         def f(nums, x):
             nums = list(nums)
             nums.insert($i, x)
             nums.pop($j)
             return nums
-        """, _pick(i=(0, 1, 2, -1), j=(0, 1, -1, -2)), lambda r: (_nums(r, 3, 5), r.randint(10, 20))),
-    _t("set_ops", """
+        """,
+        _pick(i=(0, 1, 2, -1), j=(0, 1, -1, -2)),
+        lambda r: (_nums(r, 3, 5), r.randint(10, 20)),
+    ),
+    _t(
+        "set_ops",
+        """
         def f(a, b):
             chosen = set(a) $op set(b)
             return sorted(chosen), len(chosen)
-        """, _pick(op=("&", "|", "-", "^")), lambda r: (_nums(r, 3, 5), _nums(r, 3, 5))),
-    _t("cycle_slice", """
+        """,
+        _pick(op=("&", "|", "-", "^")),
+        lambda r: (_nums(r, 3, 5), _nums(r, 3, 5)),
+    ),
+    _t(
+        "cycle_slice",
+        """
         from itertools import cycle, islice
 
         def f(items, n):
             return list(islice(cycle(items), $start, n))
-        """, _pick(start=(0, 1, 2)), lambda r: (r.sample("abcde", r.randint(2, 3)), r.randint(4, 8))),
-    _t("filter_chars", """
+        """,
+        _pick(start=(0, 1, 2)),
+        lambda r: (r.sample("abcde", r.randint(2, 3)), r.randint(4, 8)),
+    ),
+    _t(
+        "filter_chars",
+        """
         def f(text):
             out = ''
             for ch in text:
                 if ch.$pred():
                     out += ch
             return out or '$default'
-        """, _pick(pred=("isdigit", "isupper", "isalpha", "islower"), default=("none", "-", "?")),
-        lambda r: (_mixed(r),)),
-    _t("format", """
+        """,
+        _pick(pred=("isdigit", "isupper", "isalpha", "islower"), default=("none", "-", "?")),
+        lambda r: (_mixed(r),),
+    ),
+    _t(
+        "format",
+        """
         def f(name, n):
             label = '$fmt'.format(name, n)
             return label, len(label)
-        """, _pick(fmt=("{0}-{1:03d}", "{1}:{0!r}", "{0:>7}|{1}", "{0[0]}{1:+d}", "{1:b}/{0}", "{0:.2}{1:x}")),
-        lambda r: (r.choice(WORDS), r.randint(-20, 99))),
-    _t("regex_sub", r"""
+        """,
+        _pick(fmt=("{0}-{1:03d}", "{1}:{0!r}", "{0:>7}|{1}", "{0[0]}{1:+d}", "{1:b}/{0}", "{0:.2}{1:x}")),
+        lambda r: (r.choice(WORDS), r.randint(-20, 99)),
+    ),
+    _t(
+        "regex_sub",
+        r"""
         import re
 
         def f(text):
             return re.sub(r'$pat', '$rep', text)
-        """, _pick(pat=("[aeiou]", r"\s+", r"(\w)(\w*)", "[^aeiou ]+"), rep=("", "_", r"\2\1", "*")),
-        lambda r: (_text(r, 2, 3),)),
-    _t("invert", """
+        """,
+        _pick(pat=("[aeiou]", r"\s+", r"(\w)(\w*)", "[^aeiou ]+"), rep=("", "_", r"\2\1", "*")),
+        lambda r: (_text(r, 2, 3),),
+    ),
+    _t(
+        "invert",
+        """
         def f(d):
             inv = {}
             for k, v in d.items():
                 inv.setdefault($key, []).append(k)
             return inv
-        """, _pick(key=("v", "v % 2", "v // 3", "len(k)")),
-        lambda r: ({w: r.randint(0, 5) for w in _words(r, 2, 3)},)),
-    _t("prefix", """
+        """,
+        _pick(key=("v", "v % 2", "v // 3", "len(k)")),
+        lambda r: ({w: r.randint(0, 5) for w in _words(r, 2, 3)},),
+    ),
+    _t(
+        "prefix",
+        """
         def f(text, prefix):
             if text.startswith(prefix):
                 text = text.removeprefix(prefix)
             return text.$op()
-        """, _pick(op=("upper", "title", "strip", "swapcase")),
-        _text_and_prefix),
-    _t("accumulate", """
+        """,
+        _pick(op=("upper", "title", "strip", "swapcase")),
+        _text_and_prefix,
+    ),
+    _t(
+        "accumulate",
+        """
         from itertools import accumulate
 
         def f(nums):
             return list(accumulate(nums, $fn))
-        """, _pick(fn=("max", "min", "lambda a, b: a * b", "lambda a, b: a - b", "lambda a, b: a + b")),
-        lambda r: (_nums(r, 3, 5),)),
-    _t("heap_pick", """
+        """,
+        _pick(fn=("max", "min", "lambda a, b: a * b", "lambda a, b: a - b", "lambda a, b: a + b")),
+        lambda r: (_nums(r, 3, 5),),
+    ),
+    _t(
+        "heap_pick",
+        """
         import heapq
 
         def f(nums, k):
             picked = heapq.$fn(k, nums)
             return picked, sum(picked)
-        """, _pick(fn=("nsmallest", "nlargest")), lambda r: (_nums(r, 4, 6, 20), r.randint(1, 3))),
-    _t("split_count", """
+        """,
+        _pick(fn=("nsmallest", "nlargest")),
+        lambda r: (_nums(r, 4, 6, 20), r.randint(1, 3)),
+    ),
+    _t(
+        "split_count",
+        """
         def f(text, word):
             parts = text.split($sep)
             return parts.count(word), len(parts)
-        """, _pick(sep=("", "' '", "'a'", "'o'")), _text_and_word),
-    _t("bisect", """
+        """,
+        _pick(sep=("", "' '", "'a'", "'o'")),
+        _text_and_word,
+    ),
+    _t(
+        "bisect",
+        """
         import bisect
 
         def f(nums, x):
             nums = sorted(nums)
             i = bisect.$fn(nums, x)
             return i, nums[:i]
-        """, _pick(fn=("bisect_left", "bisect_right")), lambda r: (_nums(r, 3, 5), r.randint(0, 9))),
-    _t("stats", """
+        """,
+        _pick(fn=("bisect_left", "bisect_right")),
+        lambda r: (_nums(r, 3, 5), r.randint(0, 9)),
+    ),
+    _t(
+        "stats",
+        """
         import statistics
 
         def f(nums):
             nums = [$expr for n in nums]
             return statistics.$fn(nums)
-        """, _pick(expr=("n", "n * 2", "n + 1", "n % 4"), fn=("median", "mode", "median_low", "median_high", "mean")),
-        lambda r: (_nums(r, 3, 6),)),
-    _t("index_map", """
+        """,
+        _pick(expr=("n", "n * 2", "n + 1", "n % 4"), fn=("median", "mode", "median_low", "median_high", "mean")),
+        lambda r: (_nums(r, 3, 6),),
+    ),
+    _t(
+        "index_map",
+        """
         def f(words):
             numbered = enumerate(words, start=$start)
             return {w: i * $k for i, w in numbered if len(w) > $n}
-        """, _pick(start=(0, 1), k=(1, 2, 10), n=(2, 3)), lambda r: (_words(r, 2, 4),)),
-    _t("rstrip_loop", """
+        """,
+        _pick(start=(0, 1), k=(1, 2, 10), n=(2, 3)),
+        lambda r: (_words(r, 2, 4),),
+    ),
+    _t(
+        "rstrip_loop",
+        """
         def f(text):
             while text and text[-1] in '$chars':
                 text = text[:-1]
             return text + '$suffix'
-        """, _pick(chars=("aeiou", "tne", "xyz!", "ekno"), suffix=("!", "?", ".")),
-        lambda r: (r.choice(WORDS) + r.choice(["", "e", "ne", "!!", "xo"]),)),
-)  # fmt: skip
+        """,
+        _pick(chars=("aeiou", "tne", "xyz!", "ekno"), suffix=("!", "?", ".")),
+        lambda r: (r.choice(WORDS) + r.choice(["", "e", "ne", "!!", "xo"]),),
+    ),
+)
 
 
 class CodeTimeout(TimeoutError):

@@ -58,8 +58,7 @@ def _reader(steps: int) -> Any:
         done = sum(1 for m in body["messages"] if m.get("role") == "tool")
         if done >= steps:
             return ScriptedReply(text="read them all")
-        return ScriptedReply.tool_call("read_file", {"path": "notes.txt", "start_line": done + 1,
-                                                     "end_line": done + 1})  # fmt: skip
+        return ScriptedReply.tool_call("read_file", {"path": "notes.txt", "start_line": done + 1, "end_line": done + 1})
 
     return reply
 
@@ -78,8 +77,18 @@ def one_run(durable: bool, steps: int, root: Path) -> float:
     workspace.mkdir()
     (workspace / "notes.txt").write_text("".join(f"line {i}\n" for i in range(1, steps + 2)))
     env = _env(root / "home")
-    common = ["--base-url", "", "--model", "scripted", "--mode", "ask", "--max-steps", str(steps + 5),
-              "--workspace", str(workspace)]  # fmt: skip
+    common = [
+        "--base-url",
+        "",
+        "--model",
+        "scripted",
+        "--mode",
+        "ask",
+        "--max-steps",
+        str(steps + 5),
+        "--workspace",
+        str(workspace),
+    ]
     with ScriptedOpenAIServer(_reader(steps), max_requests=steps + 5) as server:
         common[1] = server.base_url
         started = time.perf_counter()
@@ -126,9 +135,16 @@ def throughput(runs: int, workers: int, root: Path, database_url: str | None) ->
         with RunStore(open_engine(url)) as store:
             ids = [submit(url, store, f"say ok {i}", options, "normal").id for i in range(runs)]
         started = time.perf_counter()
-        procs = [subprocess.Popen([*CHRYSALIS, "worker", "--exit-when-idle", "--concurrency", "4"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                 for _ in range(workers)]  # fmt: skip
+        procs = [
+            subprocess.Popen(
+                [*CHRYSALIS, "worker", "--exit-when-idle", "--concurrency", "4"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(workers)
+        ]
         for proc in procs:
             _out, err = proc.communicate(timeout=600)
             if proc.returncode != 0:
@@ -162,8 +178,9 @@ def recovery(root: Path) -> dict[str, Any]:
         doomed.send_signal(signal.SIGKILL)
         doomed.wait()
         started = time.perf_counter()
-        survivor = subprocess.Popen([*CHRYSALIS, "worker", "--exit-when-idle"], env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)  # fmt: skip
+        survivor = subprocess.Popen(
+            [*CHRYSALIS, "worker", "--exit-when-idle"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         server.wait_for_requests(2, timeout=120)
         resumed = time.perf_counter() - started
         survivor.wait(timeout=120)
@@ -207,9 +224,19 @@ def main() -> int:
             f"done after {rec['finished_s']:.2f} s ({rec['status']})"
         )
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"per_step": steps, "throughput": flows, "recovery": rec,
-                                   "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-                                   "date": time.strftime("%Y-%m-%d")}, indent=2) + "\n")  # fmt: skip
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "per_step": steps,
+                "throughput": flows,
+                "recovery": rec,
+                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+                "date": time.strftime("%Y-%m-%d"),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"wrote {RESULTS}")
     return 0
 

@@ -191,8 +191,13 @@ def solve(disks: int, sampler: StepSampler, config: VotingConfig, *, stop_at_err
             break
         previous = move
     solved = errors == 0 and state == ((), (), tuple(range(disks, 0, -1)))
-    return Outcome(steps=steps, samples=samples, flagged=flagged, errors=errors if solved or errors else 1,
-                   cpu_s=time.process_time() - started)  # fmt: skip
+    return Outcome(
+        steps=steps,
+        samples=samples,
+        flagged=flagged,
+        errors=errors if solved or errors else 1,
+        cpu_s=time.process_time() - started,
+    )
 
 
 # -- part (b): a real model through the fast sampling path ---------------------------------------
@@ -202,10 +207,16 @@ MODEL_RESULTS = Path(__file__).parent / "results" / "hanoi_model.json"
 
 MOVE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"move": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 30},
-                            "minItems": 3, "maxItems": 3}},
+    "properties": {
+        "move": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0, "maximum": 30},
+            "minItems": 3,
+            "maxItems": 3,
+        }
+    },
     "required": ["move"],
-}  # fmt: skip
+}
 """With ``--constrained``: decoding follows this schema, so every reply is a well-formed move (as JSON)."""
 
 
@@ -234,25 +245,39 @@ def run_model(model: str, disk_counts: list[int], k: int, seed: int, *, constrai
     from chrysalis.config import load_settings
     from chrysalis.llm.sampling import Sampler
 
-    raw = Sampler.for_model(model, load_settings({}), max_tokens=24 if constrained else 16,
-                            json_schema=MOVE_SCHEMA if constrained else None)  # fmt: skip
+    raw = Sampler.for_model(
+        model, load_settings({}), max_tokens=24 if constrained else 16, json_schema=MOVE_SCHEMA if constrained else None
+    )
     sampler: Any = _AsMoveLine(raw) if constrained else raw
     how = "decoding constrained to the move's JSON schema" if constrained else "free text"
     print(f"{model} ({how}): greedy accuracy per step, then a voted game (first-to-ahead-by-{k}, red flags)")
-    print(f"{'disks':>5} {'steps':>6} {'greedy':>7} {'solved':>6} {'done':>6} {'smp/step':>8} {'s/step':>7} "
-          f"{'tok/step':>8} {'cached':>7}")  # fmt: skip
+    print(
+        f"{'disks':>5} {'steps':>6} {'greedy':>7} {'solved':>6} {'done':>6} {'smp/step':>8} {'s/step':>7} "
+        f"{'tok/step':>8} {'cached':>7}"
+    )
     rows = [asyncio.run(_model_row(sampler, disks, k)) for disks in disk_counts]
     seconds_per_step = sum(r["seconds"] for r in rows) / max(1, sum(r["steps_played"] for r in rows))
     within_hour = [r["disks"] for r in rows if r["solved"] and (2 ** r["disks"] - 1) * r["seconds_per_step"] <= 3600]
     MODEL_RESULTS.parent.mkdir(parents=True, exist_ok=True)
     out = MODEL_RESULTS.with_name(f"hanoi_model_{model.split(':')[-1]}{'_constrained' if constrained else ''}.json")
-    out.write_text(json.dumps({
-        "benchmark": "hanoi", "part": "b (a real model)", "model": model, "k": k, "constrained": constrained,
-        "largest_solved_within_an_hour": max(within_hour, default=None),
-        "seconds_per_step_overall": round(seconds_per_step, 3),
-        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0], "rows": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    out.write_text(
+        json.dumps(
+            {
+                "benchmark": "hanoi",
+                "part": "b (a real model)",
+                "model": model,
+                "k": k,
+                "constrained": constrained,
+                "largest_solved_within_an_hour": max(within_hour, default=None),
+                "seconds_per_step_overall": round(seconds_per_step, 3),
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "python": sys.version.split()[0],
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"wrote {out}")
     return 0
 
@@ -294,13 +319,24 @@ async def _model_row(sampler: Any, disks: int, k: int) -> dict[str, Any]:
             break
         state, previous = apply(state, voted), voted
     seconds = time.perf_counter() - started
-    row = {"disks": disks, "steps": steps, "greedy_accuracy": round(right / steps, 4), "solved": solved,
-           "steps_played": played, "samples_per_step": round(samples / played, 3), "seconds": round(seconds, 1),
-           "seconds_per_step": round(seconds / played, 3), "tokens_per_step": round(tokens / played, 1),
-           "cached_tokens_per_step": round(cached / played, 1)}  # fmt: skip
-    print(f"{disks:>5} {steps:>6} {row['greedy_accuracy']:>7.3f} {solved!s:>6} {played:>6} "
-          f"{row['samples_per_step']:>8} {row['seconds_per_step']:>7} {row['tokens_per_step']:>8} "
-          f"{row['cached_tokens_per_step']:>7}", flush=True)  # fmt: skip
+    row = {
+        "disks": disks,
+        "steps": steps,
+        "greedy_accuracy": round(right / steps, 4),
+        "solved": solved,
+        "steps_played": played,
+        "samples_per_step": round(samples / played, 3),
+        "seconds": round(seconds, 1),
+        "seconds_per_step": round(seconds / played, 3),
+        "tokens_per_step": round(tokens / played, 1),
+        "cached_tokens_per_step": round(cached / played, 1),
+    }
+    print(
+        f"{disks:>5} {steps:>6} {row['greedy_accuracy']:>7.3f} {solved!s:>6} {played:>6} "
+        f"{row['samples_per_step']:>8} {row['seconds_per_step']:>7} {row['tokens_per_step']:>8} "
+        f"{row['cached_tokens_per_step']:>7}",
+        flush=True,
+    )
     return row
 
 
@@ -353,22 +389,33 @@ def run_simulated(
         predicted = predicted_samples(k, counted_right) / (1 - flag_rate)  # drawn, red-flagged included
         exact = exact_samples(k, counted_right) / (1 - flag_rate)
         per_step = outcome.samples / outcome.steps
-        rows.append({
-            "disks": disks, "steps": steps, "k": k, "samples_per_step": round(per_step, 4),
-            "predicted_samples_per_step": round(predicted, 4), "exact_samples_per_step": round(exact, 4),
-            "ratio_to_prediction": round(per_step / predicted, 4),
-            "flagged_per_step": round(outcome.flagged / steps, 4),
-            "errors": outcome.errors, "solved": outcome.errors == 0, "cpu_s": round(outcome.cpu_s, 2),
-            "us_per_sample": round(outcome.cpu_s / outcome.samples * 1e6, 2),
-        })  # fmt: skip
+        rows.append(
+            {
+                "disks": disks,
+                "steps": steps,
+                "k": k,
+                "samples_per_step": round(per_step, 4),
+                "predicted_samples_per_step": round(predicted, 4),
+                "exact_samples_per_step": round(exact, 4),
+                "ratio_to_prediction": round(per_step / predicted, 4),
+                "flagged_per_step": round(outcome.flagged / steps, 4),
+                "errors": outcome.errors,
+                "solved": outcome.errors == 0,
+                "cpu_s": round(outcome.cpu_s, 2),
+                "us_per_sample": round(outcome.cpu_s / outcome.samples * 1e6, 2),
+            }
+        )
         print_row(rows[-1])
     return rows
 
 
 def print_row(row: dict[str, Any]) -> None:
-    print(f"{row['disks']:>5} {row['steps']:>9} {row['k']:>2} {row['samples_per_step']:>8.3f} "
-          f"{row['predicted_samples_per_step']:>9.3f} {row['ratio_to_prediction']:>6.3f} {row['errors']:>6} "
-          f"{row['cpu_s'] / 60:>7.2f} {row['us_per_sample']:>7.2f}", flush=True)  # fmt: skip
+    print(
+        f"{row['disks']:>5} {row['steps']:>9} {row['k']:>2} {row['samples_per_step']:>8.3f} "
+        f"{row['predicted_samples_per_step']:>9.3f} {row['ratio_to_prediction']:>6.3f} {row['errors']:>6} "
+        f"{row['cpu_s'] / 60:>7.2f} {row['us_per_sample']:>7.2f}",
+        flush=True,
+    )
 
 
 def disk_range(text: str) -> list[int]:
@@ -389,19 +436,34 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.model is not None:
         return run_model(args.model, disk_range(args.disks), args.k, args.seed, constrained=args.constrained)
-    print(f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
-          f"k for task success >= {args.target}")  # fmt: skip
-    print(f"{'disks':>5} {'steps':>9} {'k':>2} {'samples':>8} {'predicted':>9} {'ratio':>6} {'errors':>6} "
-          f"{'cpu_min':>7} {'us/smp':>7}")  # fmt: skip
+    print(
+        f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
+        f"k for task success >= {args.target}"
+    )
+    print(
+        f"{'disks':>5} {'steps':>9} {'k':>2} {'samples':>8} {'predicted':>9} {'ratio':>6} {'errors':>6} "
+        f"{'cpu_min':>7} {'us/smp':>7}"
+    )
     rows = run_simulated(disk_range(args.disks), args.error_rate, args.flaggable, args.target, args.seed)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "benchmark": "hanoi", "part": "a (simulated model)", "error_rate": args.error_rate,
-        "flaggable": args.flaggable, "target_success": args.target, "seed": args.seed,
-        "voting": "first-to-ahead-by-k, n=1, red flags: too long, bad format",
-        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0], "rows": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "benchmark": "hanoi",
+                "part": "a (simulated model)",
+                "error_rate": args.error_rate,
+                "flaggable": args.flaggable,
+                "target_success": args.target,
+                "seed": args.seed,
+                "voting": "first-to-ahead-by-k, n=1, red flags: too long, bad format",
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "python": sys.version.split()[0],
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"wrote {RESULTS}")
     return 0 if all(row["solved"] for row in rows) else 1
 

@@ -68,8 +68,9 @@ def serve(home: Path, workspace: Path, base_url: str, *, worker: bool) -> Iterat
     env["CHRYSALIS_HOME"] = str(home)
     flags = ["--model", "openai:x", "--base-url", base_url, "--workspace", str(workspace)]
     command = [*CHRYSALIS, "serve", "--http", "--port", "0", "--concurrency", "2" if worker else "0", *flags]
-    process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     assert process.stderr is not None
     try:
         for line in process.stderr:  # the line that says it is ready
@@ -179,13 +180,21 @@ async def phase(url: str, pid: int, iteration: Iteration, requests: int, clients
     cpu = cpu_seconds(pid) - cpu
     pairs = [a + b for a, b in zip(firsts, seconds, strict=True)]
     every = firsts + seconds
-    return {"iterations": requests, "requests": len(every), "seconds": wall,
-            "requests_per_second": len(every) / wall, "iterations_per_second": requests / wall,
-            "server_cpu_ms_per_request": cpu * 1000 / len(every),
-            "p50_ms": percentile(every, 50) * 1000, "p99_ms": percentile(every, 99) * 1000,
-            "first_p50_ms": percentile(firsts, 50) * 1000, "first_p99_ms": percentile(firsts, 99) * 1000,
-            "second_p50_ms": percentile(seconds, 50) * 1000, "second_p99_ms": percentile(seconds, 99) * 1000,
-            "pair_p99_ms": percentile(pairs, 99) * 1000}  # fmt: skip
+    return {
+        "iterations": requests,
+        "requests": len(every),
+        "seconds": wall,
+        "requests_per_second": len(every) / wall,
+        "iterations_per_second": requests / wall,
+        "server_cpu_ms_per_request": cpu * 1000 / len(every),
+        "p50_ms": percentile(every, 50) * 1000,
+        "p99_ms": percentile(every, 99) * 1000,
+        "first_p50_ms": percentile(firsts, 50) * 1000,
+        "first_p99_ms": percentile(firsts, 99) * 1000,
+        "second_p50_ms": percentile(seconds, 50) * 1000,
+        "second_p99_ms": percentile(seconds, 99) * 1000,
+        "pair_p99_ms": percentile(pairs, 99) * 1000,
+    }
 
 
 def drained(home: Path) -> tuple[int, float]:
@@ -208,12 +217,18 @@ def measure(requests: int, clients: int, rounds: int) -> dict[str, Any]:
     return {
         "what": "POST /v1/runs + GET /v1/runs/ID against the HTTP service (scripted model on 127.0.0.1); "
         "baseline: 2 x GET /v1/health on the same server in the same rounds; medians over the rounds",
-        "requests": requests, "clients": clients, "rounds": rounds,
+        "requests": requests,
+        "clients": clients,
+        "rounds": rounds,
         "queue_only": measure_one(requests, clients, rounds, worker=False),
         "with_worker": measure_one(requests, clients, rounds, worker=True),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "nice": os.nice(0),
-                    "load_average": os.getloadavg()},
-    }  # fmt: skip
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "nice": os.nice(0),
+            "load_average": os.getloadavg(),
+        },
+    }
 
 
 def measure_one(requests: int, clients: int, rounds: int, *, worker: bool) -> dict[str, Any]:
@@ -269,12 +284,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("queue_only", "with_worker"):
         one = result[name]
         runs, base = one["runs"], one["baseline"]
-        print(f"{name}: POST+GET /v1/runs {runs['requests_per_second']:.0f} req/s, p50 {runs['p50_ms']:.1f} ms, "
-              f"p99 {runs['p99_ms']:.1f} ms (POST {runs['first_p99_ms']:.1f}, GET {runs['second_p99_ms']:.1f}); "
-              f"baseline /v1/health {base['requests_per_second']:.0f} req/s, p99 {base['p99_ms']:.1f} ms; "
-              f"ratio {one['rps_ratio']:.2f}x fewer req/s, p99 {one['p99_ratio']:.2f}x; server CPU per request "
-              f"{runs['server_cpu_ms_per_request']:.2f} ms vs {base['server_cpu_ms_per_request']:.2f} ms "
-              f"({one['cpu_ratio'] or float('nan'):.2f}x)")  # fmt: skip
+        print(
+            f"{name}: POST+GET /v1/runs {runs['requests_per_second']:.0f} req/s, p50 {runs['p50_ms']:.1f} ms, "
+            f"p99 {runs['p99_ms']:.1f} ms (POST {runs['first_p99_ms']:.1f}, GET {runs['second_p99_ms']:.1f}); "
+            f"baseline /v1/health {base['requests_per_second']:.0f} req/s, p99 {base['p99_ms']:.1f} ms; "
+            f"ratio {one['rps_ratio']:.2f}x fewer req/s, p99 {one['p99_ratio']:.2f}x; server CPU per request "
+            f"{runs['server_cpu_ms_per_request']:.2f} ms vs {base['server_cpu_ms_per_request']:.2f} ms "
+            f"({one['cpu_ratio'] or float('nan'):.2f}x)"
+        )
     worked = result["with_worker"]
     print(f"with_worker: {worked['executed']} runs executed, queue drained {worked['drain_s']:.1f} s after the load")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,8 +43,11 @@ def percentile(values: list[float], q: float) -> float:
 def summary(seconds: list[float]) -> dict[str, float]:
     """p50, p99 and mean in milliseconds."""
     ms = [s * 1000 for s in seconds]
-    return {"p50_ms": round(percentile(ms, 0.5), 3), "p99_ms": round(percentile(ms, 0.99), 3),
-            "mean_ms": round(statistics.fmean(ms), 3)}  # fmt: skip
+    return {
+        "p50_ms": round(percentile(ms, 0.5), 3),
+        "p99_ms": round(percentile(ms, 0.99), 3),
+        "mean_ms": round(statistics.fmean(ms), 3),
+    }
 
 
 async def measure_async(calls: int, workspace: Path, home: Path) -> dict[str, Any]:
@@ -60,13 +63,22 @@ async def measure_async(calls: int, workspace: Path, home: Path) -> dict[str, An
 
     settings = load_settings({"workspace": workspace, "level": 0}, environ={"CHRYSALIS_HOME": str(home)})
     stores = Stores.open(home)
-    gate = GatedTools.for_run(settings, builtin_tools(), run_id="bench", checkpoints=stores.checkpoints,
-                              emit=lambda event: stores.traces.record(event.run_id, event.to_json()),
-                              approver=None, guards=RunGuards())  # fmt: skip
+    gate = GatedTools.for_run(
+        settings,
+        builtin_tools(),
+        run_id="bench",
+        checkpoints=stores.checkpoints,
+        emit=lambda event: stores.traces.record(event.run_id, event.to_json()),
+        approver=None,
+        guards=RunGuards(),
+    )
     args = {"path": "small.txt"}
     env = {**os.environ, "CHRYSALIS_HOME": str(home), "PYTHONPATH": str(SRC)}
-    params = StdioServerParameters(command=sys.executable, env=env, args=["-m", "chrysalis", "serve", "--mcp",
-                                   "--level", "0", "--workspace", str(workspace)])  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable,
+        env=env,
+        args=["-m", "chrysalis", "serve", "--mcp", "--level", "0", "--workspace", str(workspace)],
+    )
     local: list[float] = []
     remote: list[float] = []
     try:
@@ -118,11 +130,17 @@ def main() -> None:
     for name in ("in_process", "mcp_stdio"):
         row = result[name]
         print(f"{name:<14}{row['p50_ms']:>9}{row['p99_ms']:>9}{row['mean_ms']:>9}")
-    print(f"MCP / in process: {result['ratio_p50']}x at p50, {result['ratio_p99']}x at p99 "
-          f"(+{result['overhead_p50_ms']} ms per call at p50)")  # fmt: skip
+    print(
+        f"MCP / in process: {result['ratio_p50']}x at p50, {result['ratio_p99']}x at p99 "
+        f"(+{result['overhead_p50_ms']} ms per call at p50)"
+    )
     note = "a shared 2-core machine under load, run with nice -n 19: noisy; compare the ratio"
-    result["machine"] = {"python": platform.python_version(), "platform": platform.platform(),
-                         "cpus": os.cpu_count(), "note": note}  # fmt: skip
+    result["machine"] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "note": note,
+    }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
 

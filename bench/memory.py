@@ -158,8 +158,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rows = []
-    columns = ("memories", "fill s", "fts p50", "fts p99", "hyb p50", "hyb p99", "rem p50", "rem p99", "db MB",
-               "fts top5", "hyb top5")  # fmt: skip
+    columns = (
+        "memories",
+        "fill s",
+        "fts p50",
+        "fts p99",
+        "hyb p50",
+        "hyb p99",
+        "rem p50",
+        "rem p99",
+        "db MB",
+        "fts top5",
+        "hyb top5",
+    )
     print("".join(f"{name:>9}" for name in columns))
     for size in (int(part) for part in args.sizes.split(",")):
         row = measure_size(size, args.queries, args.seed)

@@ -113,18 +113,51 @@ class Peer:
 
 
 PEERS: tuple[Peer, ...] = (
-    Peer("openai", "openai client, hand-written loop (sync)", "read_file: Python function, native tool call",
-         ("openai",), "read_file", "text", "overhead_openai.py"),
-    Peer("pydantic-ai", "pydantic-ai Agent, stock OpenAIChatModel", "read_file: Python function, native tool call",
-         ("pydantic-ai-slim", "openai"), "read_file", "text", "overhead_pydantic_ai.py"),
-    Peer("smolagents", "smolagents ToolCallingAgent + OpenAIServerModel", "read_file: @tool function, native call",
-         ("smolagents", "openai"), "read_file", "final_answer", "overhead_smolagents.py"),
-    Peer("mini", "mini-swe-agent DefaultAgent + LitellmModel", "bash tool: `sed -n` in a SUBPROCESS per step",
-         ("mini-swe-agent", "litellm", "openai"), "bash", "mini_submit", "overhead_mini.py"),
-    Peer("chrysalis", "chrysalis run --json --level 0 (CLI, streams)",
-         "built-in read_file (policy, guards, events, traces)", ("chrysalis-forge", "pydantic-ai-slim", "openai"),
-         "read_file", "text"),
-)  # fmt: skip
+    Peer(
+        "openai",
+        "openai client, hand-written loop (sync)",
+        "read_file: Python function, native tool call",
+        ("openai",),
+        "read_file",
+        "text",
+        "overhead_openai.py",
+    ),
+    Peer(
+        "pydantic-ai",
+        "pydantic-ai Agent, stock OpenAIChatModel",
+        "read_file: Python function, native tool call",
+        ("pydantic-ai-slim", "openai"),
+        "read_file",
+        "text",
+        "overhead_pydantic_ai.py",
+    ),
+    Peer(
+        "smolagents",
+        "smolagents ToolCallingAgent + OpenAIServerModel",
+        "read_file: @tool function, native call",
+        ("smolagents", "openai"),
+        "read_file",
+        "final_answer",
+        "overhead_smolagents.py",
+    ),
+    Peer(
+        "mini",
+        "mini-swe-agent DefaultAgent + LitellmModel",
+        "bash tool: `sed -n` in a SUBPROCESS per step",
+        ("mini-swe-agent", "litellm", "openai"),
+        "bash",
+        "mini_submit",
+        "overhead_mini.py",
+    ),
+    Peer(
+        "chrysalis",
+        "chrysalis run --json --level 0 (CLI, streams)",
+        "built-in read_file (policy, guards, events, traces)",
+        ("chrysalis-forge", "pydantic-ai-slim", "openai"),
+        "read_file",
+        "text",
+    ),
+)
 
 
 # ---------------------------------------------------------------- pure helpers (tests/bench/test_overhead_bench.py)
@@ -308,11 +341,33 @@ def peer_command(peer: Peer, base_url: str, workspace: Path, steps: int) -> list
     """The whole process to time: the peer's driver in its venv, or ``chrysalis run`` as a user types it."""
     if peer.driver is None:
         chrysalis = str(Path(sys.executable).with_name("chrysalis"))
-        return [chrysalis, "run", CHRYSALIS_TASK, "--base-url", base_url, "--model", "bench", "--json",
-                "--level", "0", "--workspace", str(workspace), "--max-steps", str(steps + 5)]  # fmt: skip
+        return [
+            chrysalis,
+            "run",
+            CHRYSALIS_TASK,
+            "--base-url",
+            base_url,
+            "--model",
+            "bench",
+            "--json",
+            "--level",
+            "0",
+            "--workspace",
+            str(workspace),
+            "--max-steps",
+            str(steps + 5),
+        ]
     driver = str(PEERS_DIR / peer.driver)
-    return [str(peer_python(peer)), driver, "--base-url", base_url, "--workspace", str(workspace),
-            "--steps", str(steps)]  # fmt: skip
+    return [
+        str(peer_python(peer)),
+        driver,
+        "--base-url",
+        base_url,
+        "--workspace",
+        str(workspace),
+        "--steps",
+        str(steps),
+    ]
 
 
 def peer_env(scratch: Path) -> dict[str, str]:
@@ -408,8 +463,12 @@ def run_rounds(
                 print(f"  {peer.key}: failed: {exc}", file=sys.stderr)
                 continue
             label = "warm-up" if round_no == 0 else f"run {round_no}/{runs}"
-            print(f"  {label:>9} {peer.key:<12} {timing.ms_per_step:8.2f} ms/step  start-up {timing.startup_s:6.3f} s"
-                  f"  wall {timing.wall_s:6.2f} s", file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"  {label:>9} {peer.key:<12} {timing.ms_per_step:8.2f} ms/step  start-up {timing.startup_s:6.3f} s"
+                f"  wall {timing.wall_s:6.2f} s",
+                file=sys.stderr,
+                flush=True,
+            )
             if round_no > 0:
                 timings[peer.key].append(timing)
     return timings, failures
@@ -475,10 +534,14 @@ def targets(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_whole_process(rows: dict[str, dict[str, Any]], steps: int, runs: int) -> None:
-    print(f"\nWhole process, side by side: {steps} tool steps + 1, median of {runs} runs after 1 warm-up, "
-          "times from the server's request arrivals")  # fmt: skip
-    print(f"{'peer':<48} {'tool step':<52} {'ms/step':>8} {'min':>7} {'× openai':>9} {'paired':>7} {'early':>6} "
-          f"{'late':>6} {'start-up s':>11} {'× openai':>9} {'wall s':>7}")  # fmt: skip
+    print(
+        f"\nWhole process, side by side: {steps} tool steps + 1, median of {runs} runs after 1 warm-up, "
+        "times from the server's request arrivals"
+    )
+    print(
+        f"{'peer':<48} {'tool step':<52} {'ms/step':>8} {'min':>7} {'× openai':>9} {'paired':>7} {'early':>6} "
+        f"{'late':>6} {'start-up s':>11} {'× openai':>9} {'wall s':>7}"
+    )
     nan = float("nan")
     for row in rows.values():
         if row.get("status") != "ok":
@@ -486,12 +549,16 @@ def print_whole_process(rows: dict[str, dict[str, Any]], steps: int, runs: int) 
             continue
         ratio, paired = row.get("ratio_to_openai", nan), row.get("paired_ratio_to_openai", nan)
         start_ratio = row.get("startup_ratio_to_openai", nan)
-        print(f"{row['label']:<48} {row['tool']:<52} {row['ms_per_step']:>8.2f} {row['min_ms_per_step']:>7.2f} "
-              f"{ratio:>8.2f}x {paired:>6.2f}x {row['early_ms_per_step']:>6.1f} {row['late_ms_per_step']:>6.1f} "
-              f"{row['startup_s']:>11.3f} {start_ratio:>8.2f}x "
-              f"{row['wall_s']:>7.2f}")  # fmt: skip
-    print("× openai: ratio of the medians; paired: median over rounds of the ratio within a round; "
-          f"early/late: median ms of the first/last {EDGE_GAPS} steps")  # fmt: skip
+        print(
+            f"{row['label']:<48} {row['tool']:<52} {row['ms_per_step']:>8.2f} {row['min_ms_per_step']:>7.2f} "
+            f"{ratio:>8.2f}x {paired:>6.2f}x {row['early_ms_per_step']:>6.1f} {row['late_ms_per_step']:>6.1f} "
+            f"{row['startup_s']:>11.3f} {start_ratio:>8.2f}x "
+            f"{row['wall_s']:>7.2f}"
+        )
+    print(
+        "× openai: ratio of the medians; paired: median over rounds of the ratio within a round; "
+        f"early/late: median ms of the first/last {EDGE_GAPS} steps"
+    )
 
 
 # ---------------------------------------------------------------- in process (profiling chrysalis's layers)
@@ -605,8 +672,14 @@ async def run_session(url: str, steps: int) -> None:
     def run_read_chunk(args: ReadChunkArgs, _ctx: ToolContext) -> ToolResult:
         return ToolResult.success(read_chunk(args.i))
 
-    spec = ToolSpec(name="read_chunk", description="Read one chunk of the log.", args=ReadChunkArgs,
-                    effect="read", level=0, run=run_read_chunk)  # fmt: skip
+    spec = ToolSpec(
+        name="read_chunk",
+        description="Read one chunk of the log.",
+        args=ReadChunkArgs,
+        effect="read",
+        level=0,
+        run=run_read_chunk,
+    )
     previous = os.environ.get("CHRYSALIS_HOME")
     with tempfile.TemporaryDirectory() as home:
         os.environ["CHRYSALIS_HOME"] = home
@@ -682,8 +755,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=50, help="tool calls per conversation (default 50)")
     parser.add_argument("--runs", type=int, default=5, help="measured runs per peer after one warm-up (default 5)")
-    parser.add_argument("--peers", default=",".join(p.key for p in PEERS),
-                        help="comma-separated subset of: " + ", ".join(p.key for p in PEERS))  # fmt: skip
+    parser.add_argument(
+        "--peers",
+        default=",".join(p.key for p in PEERS),
+        help="comma-separated subset of: " + ", ".join(p.key for p in PEERS),
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds one whole-process run may take")
     parser.add_argument("--no-in-process", action="store_true", help="skip the in-process profiling table")
     args = parser.parse_args()
@@ -700,9 +776,11 @@ def main() -> None:
     print_whole_process(rows, args.steps, args.runs)
     goal = targets(rows)
     if goal["ratio_measured"] is not None:
-        print(f"chrysalis: {goal['ratio_measured']}x the raw openai client per step (target "
-              f"{goal['ms_per_step_ratio_to_openai']}); start-up {goal['startup_measured_s']} s "
-              f"(target {goal['startup_s']} s)")  # fmt: skip
+        print(
+            f"chrysalis: {goal['ratio_measured']}x the raw openai client per step (target "
+            f"{goal['ms_per_step_ratio_to_openai']}); start-up {goal['startup_measured_s']} s "
+            f"(target {goal['startup_s']} s)"
+        )
 
     report: dict[str, Any] = {
         "benchmark": "overhead",

@@ -76,8 +76,9 @@ def _workspace(bug: Bug, root: Path) -> Path:
 
 
 def _settings(model: str, workspace: Path, time_limit: float) -> Any:
-    return load_settings({"model": model, "workspace": str(workspace), "level": 3, "yes": True,
-                          "timeout": time_limit, "mode": "code"})  # fmt: skip
+    return load_settings(
+        {"model": model, "workspace": str(workspace), "level": 3, "yes": True, "timeout": time_limit, "mode": "code"}
+    )
 
 
 def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_repair: bool) -> dict[str, Any]:
@@ -87,8 +88,8 @@ def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_r
     fail); ``answered`` is whether it ended with an answer at all. Tokens come from the eval store,
     which logs the run's tally however it ends (a run stopped by the time limit included).
     """
-    from chrysalis.agent.events import Event, Start
     from chrysalis.agent.session import AgentSession
+    from chrysalis.events import Event, Start
     from chrysalis.tools.registry import profile_tools
 
     run_ids: list[str] = []
@@ -107,8 +108,13 @@ def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_r
         print(f"  ({type(error).__name__}: {str(error)[:120]})", flush=True)
     try:
         marks = ",".join("?" * len(run_ids))
-        (used,) = session.stores.db.read(f"SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM evals "
-                                         f"WHERE run_id IN ({marks})", run_ids) if run_ids else [(0,)]  # fmt: skip
+        (used,) = (
+            session.stores.db.read(
+                f"SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM evals WHERE run_id IN ({marks})", run_ids
+            )
+            if run_ids
+            else [(0,)]
+        )
     finally:
         session.close()
     return {"said_done": success, "answered": answered, "samples": None, "tokens": int(used[0])}
@@ -125,15 +131,29 @@ def run_repair(
 
     settings = _settings(model, workspace, time_limit)
     sampler = Sampler.for_model(model, settings, max_tokens=512)
-    config = RepairConfig(TEST_COMMAND, samples=samples, max_samples=7 * samples, templates=templates,
-                          forms=parse_forms(forms) if forms else FORMS, time_limit=time_limit)  # fmt: skip
+    config = RepairConfig(
+        TEST_COMMAND,
+        samples=samples,
+        max_samples=7 * samples,
+        templates=templates,
+        forms=parse_forms(forms) if forms else FORMS,
+        time_limit=time_limit,
+    )
     report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
     suspects = [f"{x.path}:{x.function}:{x.start}-{x.end}" for x in report.localisation.suspects[:3]]
-    return {"said_done": report.success, "samples": report.samples, "templates": report.templates,
-            "tokens": report.tokens, "winner": report.winner.form if report.winner else None,
-            "passed_candidates": report.passed, "votes": report.votes, "problem": report.problem,
-            "suspect_rank": _rank(report, bug), "localisation": report.localisation.method,
-            "suspects": suspects}  # fmt: skip
+    return {
+        "said_done": report.success,
+        "samples": report.samples,
+        "templates": report.templates,
+        "tokens": report.tokens,
+        "winner": report.winner.form if report.winner else None,
+        "passed_candidates": report.passed,
+        "votes": report.votes,
+        "problem": report.problem,
+        "suspect_rank": _rank(report, bug),
+        "localisation": report.localisation.method,
+        "suspects": suspects,
+    }
 
 
 def _rank(report: Any, bug: Bug) -> int | None:
@@ -179,11 +199,21 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     patched = (workspace / bug.program).read_text(encoding="utf-8")
     tests_same = (workspace / bug.test_file).read_text(encoding="utf-8") == bug.tests
     fixed = tests_same and suite_passes(workspace)
-    return {"bug": bug.name, "config": config, "category": bug.category, "kind": bug.kind, "fixed": fixed,
-            "clean": fixed and bug.is_clean(patched), "exact": fixed and bug.is_exact(patched),
-            "tests_changed": not tests_same, "seconds": round(seconds, 1), "commit": _commit(), **outcome,
-            "said_done_failing": outcome["said_done"] and not fixed,
-            "diff": _git(workspace, "diff")[-2000:]}  # fmt: skip
+    return {
+        "bug": bug.name,
+        "config": config,
+        "category": bug.category,
+        "kind": bug.kind,
+        "fixed": fixed,
+        "clean": fixed and bug.is_clean(patched),
+        "exact": fixed and bug.is_exact(patched),
+        "tests_changed": not tests_same,
+        "seconds": round(seconds, 1),
+        "commit": _commit(),
+        **outcome,
+        "said_done_failing": outcome["said_done"] and not fixed,
+        "diff": _git(workspace, "diff")[-2000:],
+    }
 
 
 def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[str, Any]]:
@@ -199,15 +229,18 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
         fixed = sum(row["fixed"] for row in mine)
         samples = [row["samples"] for row in mine if row["samples"] is not None]
         summary[config] = {
-            "bugs": n, "fixed": fixed, "fixed_pct": round(100 * fixed / n, 1),
-            "clean": sum(row["clean"] for row in mine), "exact": sum(row["exact"] for row in mine),
+            "bugs": n,
+            "fixed": fixed,
+            "fixed_pct": round(100 * fixed / n, 1),
+            "clean": sum(row["clean"] for row in mine),
+            "exact": sum(row["exact"] for row in mine),
             "said_done_failing": sum(row["said_done_failing"] for row in mine),
             "mean_seconds": round(sum(row["seconds"] for row in mine) / n, 1),
             "max_seconds": max(row["seconds"] for row in mine),
             "mean_samples": round(sum(samples) / len(samples), 1) if samples else None,
             "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
             "commits": sorted({row["commit"] for row in mine}),
-        }  # fmt: skip
+        }
     if "loop" in summary:
         base = max(summary["loop"]["fixed"], 1)
         for row in summary.values():
@@ -216,13 +249,17 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
 
 
 def print_table(summary: dict[str, dict[str, Any]]) -> None:
-    print(f"\n{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'clean':>6} {'exact':>6} {'done!':>6} "
-          f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'tokens':>7} {'×loop':>6}")  # fmt: skip
+    print(
+        f"\n{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'clean':>6} {'exact':>6} {'done!':>6} "
+        f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'tokens':>7} {'×loop':>6}"
+    )
     for config, row in summary.items():
         samples = "-" if row["mean_samples"] is None else f"{row['mean_samples']:.1f}"
-        print(f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['clean']:>6} "
-              f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
-              f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}")  # fmt: skip
+        print(
+            f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['clean']:>6} "
+            f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
+            f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}"
+        )
     print("done! = claimed success while the tests still failed")
     commits = {config: row["commits"] for config, row in summary.items()}
     if len({tuple(c) for c in commits.values()}) > 1 or any(len(c) > 1 for c in commits.values()):
@@ -242,8 +279,11 @@ def _home() -> tempfile.TemporaryDirectory[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
-    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
-                        help="comma-separated (';' when a configuration names its forms: @a,b)")  # fmt: skip
+    parser.add_argument(
+        "--configs",
+        default=",".join(DEFAULT_CONFIGS),
+        help="comma-separated (';' when a configuration names its forms: @a,b)",
+    )
     parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
     parser.add_argument("--time-limit", type=float, default=160.0, help="seconds per attempt (under 3 minutes in all)")
@@ -272,8 +312,11 @@ def main() -> int:
                     continue
                 row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
                 rows.append(row)
-                print(f"{bug.name:<18} {config:<10} {'FIXED' if row['fixed'] else 'failed':<6} "
-                      f"{'clean' if row['clean'] else '':<5} {row['seconds']:>6.1f} s", flush=True)  # fmt: skip
+                print(
+                    f"{bug.name:<18} {config:<10} {'FIXED' if row['fixed'] else 'failed':<6} "
+                    f"{'clean' if row['clean'] else '':<5} {row['seconds']:>6.1f} s",
+                    flush=True,
+                )
                 write()
     home.cleanup()
     write()
@@ -290,19 +333,28 @@ def _commit() -> str:
     root = Path(__file__).parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
     outside_results = ["--", ":/", ":(top,exclude)bench/results"]
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", *outside_results], cwd=root,
-                           capture_output=True, text=True)  # fmt: skip
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", *outside_results],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], rows: list[dict[str, Any]]) -> None:
     options.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
-        "model": options.model, "configs": configs, "bugs": len(bugs), "time_limit_s": options.time_limit,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "commit": _commit(),
+        "model": options.model,
+        "configs": configs,
+        "bugs": len(bugs),
+        "time_limit_s": options.time_limit,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "commit": _commit(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "summary": summarise(rows, configs), "rows": rows,
-    }  # fmt: skip
+        "summary": summarise(rows, configs),
+        "rows": rows,
+    }
     options.out.write_text(json.dumps(payload, indent=1) + "\n")
 
 

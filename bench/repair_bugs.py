@@ -83,8 +83,9 @@ class Bug:
         """Whether ``patched`` differs from the buggy program only at the bug's line."""
         buggy = self.buggy_text().splitlines()
         after = patched.splitlines()
-        changes = [op for op in difflib.SequenceMatcher(None, buggy, after, autojunk=False).get_opcodes()
-                   if op[0] != "equal"]  # fmt: skip
+        changes = [
+            op for op in difflib.SequenceMatcher(None, buggy, after, autojunk=False).get_opcodes() if op[0] != "equal"
+        ]
         if len(changes) != 1:
             return False
         tag, start, end, new_start, new_end = changes[0]
@@ -117,9 +118,17 @@ def load(name: str, root: Path = BUGS) -> Bug:
     hits = [i for i, line in enumerate(lines, 1) if line == meta["fixed"]]
     if len(hits) != 1:
         raise BugSetError(f"{folder / 'bug.json'}: the fixed line occurs {len(hits)} times in {name}.py, not once")
-    return Bug(name=name, category=meta["category"], kind=meta["kind"], description=meta["description"],
-               correct=correct, tests=(folder / f"test_{name}.py").read_text(encoding="utf-8"), line=hits[0],
-               fixed=meta["fixed"], buggy=meta["buggy"])  # fmt: skip
+    return Bug(
+        name=name,
+        category=meta["category"],
+        kind=meta["kind"],
+        description=meta["description"],
+        correct=correct,
+        tests=(folder / f"test_{name}.py").read_text(encoding="utf-8"),
+        line=hits[0],
+        fixed=meta["fixed"],
+        buggy=meta["buggy"],
+    )
 
 
 def load_all(root: Path = BUGS) -> list[Bug]:
@@ -130,8 +139,13 @@ def load_all(root: Path = BUGS) -> list[Bug]:
 def suite_passes(workspace: Path, timeout: float = 60.0) -> bool:
     """Whether the workspace's tests pass (a run past ``timeout`` seconds counts as failing)."""
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"], cwd=workspace,
-                              capture_output=True, timeout=timeout, check=False)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"],
+            cwd=workspace,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return False
     return done.returncode == 0
@@ -142,8 +156,14 @@ def _failing_files(bugs: list[Bug], *, correct: bool, timeout: float) -> set[str
     with tempfile.TemporaryDirectory(prefix="chrysalis-bugs-") as tmp:
         for bug in bugs:
             bug.materialise(Path(tmp), correct=correct)
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"], cwd=tmp,
-                              capture_output=True, text=True, timeout=timeout, check=False)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     return {bug.name for bug in bugs if f"{bug.test_file}::" in done.stdout}
 
 

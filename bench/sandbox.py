@@ -76,9 +76,13 @@ def main() -> None:
     args = parser.parse_args()
     kinds = [k for k in BACKENDS if probe(k).works]
     skipped = {k: probe(k).problem for k in BACKENDS if k not in kinds}
-    results: dict[str, Any] = {"repeats": args.repeats, "machine": f"{platform.node()} {os.cpu_count()} cpus",
-                               "versions": {k: probe(k).version for k in kinds}, "not_working": skipped,
-                               "commands": {}}  # fmt: skip
+    results: dict[str, Any] = {
+        "repeats": args.repeats,
+        "machine": f"{platform.node()} {os.cpu_count()} cpus",
+        "versions": {k: probe(k).version for k in kinds},
+        "not_working": skipped,
+        "commands": {},
+    }
     with tempfile.TemporaryDirectory(prefix="chrysalis-bench-") as tmp:
         workspace = Path(tmp).resolve()
         for label, command in COMMANDS.items():

@@ -66,8 +66,20 @@ def chrysalis_command() -> str:
 
 def run_command(base_url: str, workspace: Path) -> list[str]:
     """``chrysalis run`` exactly as ``bench/overhead.py`` runs it (read-only, JSON events)."""
-    return [chrysalis_command(), "run", "say done", "--base-url", base_url, "--model", "bench", "--json",
-            "--level", "0", "--workspace", str(workspace)]  # fmt: skip
+    return [
+        chrysalis_command(),
+        "run",
+        "say done",
+        "--base-url",
+        base_url,
+        "--model",
+        "bench",
+        "--json",
+        "--level",
+        "0",
+        "--workspace",
+        str(workspace),
+    ]
 
 
 def first_request_seconds(env: dict[str, str], workspace: Path) -> float:
@@ -146,8 +158,9 @@ def imports_before_first_request(env: dict[str, str], workspace: Path, top: int)
 
         with ScriptedOpenAIServer(reply, max_requests=1) as server:
             profiled = {**env, "PYTHONPROFILEIMPORTTIME": "1"}
-            subprocess.run(run_command(server.base_url, workspace), env=profiled, check=True, stdout=subprocess.DEVNULL,
-                           stderr=log)  # fmt: skip
+            subprocess.run(
+                run_command(server.base_url, workspace), env=profiled, check=True, stdout=subprocess.DEVNULL, stderr=log
+            )
         text = _read_prefix(log, seen.get("offset"))
     summary = summarize_imports(parse_importtime(text), top)
     summary["note"] = "ms under PYTHONPROFILEIMPORTTIME (slower than a plain run); imports logged before request 1"
@@ -187,9 +200,11 @@ def main() -> None:
         met = seconds < FIRST_REQUEST_TARGET_S
         print(f"{name}: {seconds:.3f} s, target < {FIRST_REQUEST_TARGET_S} s: {'met' if met else 'NOT met'}")
         report[name].update(
-            target_s=FIRST_REQUEST_TARGET_S, met=met, command="chrysalis run TASK --base-url URL --model bench "
-            "--json --level 0 --workspace DIR (process start -> the server's arrival time of request 1)"
-        )  # fmt: skip
+            target_s=FIRST_REQUEST_TARGET_S,
+            met=met,
+            command="chrysalis run TASK --base-url URL --model bench "
+            "--json --level 0 --workspace DIR (process start -> the server's arrival time of request 1)",
+        )
     if imports is not None:
         print(f"\nimports before the first request (under import-time profiling, {imports['total_ms']} ms in all):")
         for row in imports["top_level"]:

@@ -72,8 +72,15 @@ def time_async(level: str, votes: int) -> dict[str, Any]:
 
 def _row(path: str, level: str, config: VotingConfig, votes: int, samples: int, elapsed: float) -> dict[str, Any]:
     per_sample = round(elapsed / samples * 1e6, 2)
-    return {"path": path, "level": level, "n": config.n, "k": config.k, "votes": votes,
-            "samples_per_vote": round(samples / votes, 3), "us_per_sample": per_sample}  # fmt: skip
+    return {
+        "path": path,
+        "level": level,
+        "n": config.n,
+        "k": config.k,
+        "votes": votes,
+        "samples_per_vote": round(samples / votes, 3),
+        "us_per_sample": per_sample,
+    }
 
 
 def agent_step_us(steps: int) -> float:
@@ -95,8 +102,9 @@ def agent_step_us(steps: int) -> float:
         workspace.mkdir()
         for i in range(steps):  # a new file each step: the repeated-call guard would stop the same call
             (workspace / f"f{i}.txt").write_text(f"line {i}\n")
-        settings = dataclasses.replace(load_settings({"workspace": workspace, "level": 0, "max_steps": steps + 5}),
-                                       home=home)  # fmt: skip
+        settings = dataclasses.replace(
+            load_settings({"workspace": workspace, "level": 0, "max_steps": steps + 5}), home=home
+        )
         session = AgentSession(settings, model=FunctionModel(respond), tools=None)
         started = time.perf_counter()
         asyncio.run(session.run("read the files"))
@@ -119,15 +127,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"one agent step: {step:,.0f} µs")
     print(f"{'path':<18} {'level':<8} {'n':>2} {'k':>2} {'smp/vote':>8} {'µs/sample':>10} {'÷ step':>8}")
     for r in rows:
-        print(f"{r['path']:<18} {r['level']:<8} {r['n']:>2} {r['k']:>2} {r['samples_per_vote']:>8} "
-              f"{r['us_per_sample']:>10,.1f} {r['ratio_to_agent_step']:>8.4f}")  # fmt: skip
+        print(
+            f"{r['path']:<18} {r['level']:<8} {r['n']:>2} {r['k']:>2} {r['samples_per_vote']:>8} "
+            f"{r['us_per_sample']:>10,.1f} {r['ratio_to_agent_step']:>8.4f}"
+        )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "benchmark": "voting", "agent_step_us": round(step, 1), "votes_per_row": args.votes,
-        "agent_steps": args.steps, "answers": "80% right, 10% a rival, 10% red-flagged",
-        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0], "rows": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "benchmark": "voting",
+                "agent_step_us": round(step, 1),
+                "votes_per_row": args.votes,
+                "agent_steps": args.steps,
+                "answers": "80% right, 10% a rival, 10% red-flagged",
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "python": sys.version.split()[0],
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"wrote {RESULTS}")
     return 0
 

@@ -81,8 +81,10 @@ def main() -> int:
     clean = sum(ok and one_line for ok, one_line, _ in results)
     if options.runs > 1:
         mean = sum(seconds for _, _, seconds in results) / len(results)
-        print(f"demo success: {clean}/{options.runs} runs passed with a one-line diff "
-              f"({passed} passed in all), mean {mean:.1f} s per run")  # fmt: skip
+        print(
+            f"demo success: {clean}/{options.runs} runs passed with a one-line diff "
+            f"({passed} passed in all), mean {mean:.1f} s per run"
+        )
     return 0 if passed == options.runs else 1
 
 

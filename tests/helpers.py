@@ -211,9 +211,14 @@ def interrupted_run(
     Python keeps it ignored), and the server stops as soon as the child exits, so a run that dies
     early ends the wait at once; a run that hangs is killed after ``guard`` seconds.
     """
-    process = subprocess.Popen([*CHRYSALIS, *args], env={**os.environ, "CHRYSALIS_HOME": str(home)},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    process = subprocess.Popen(
+        [*CHRYSALIS, *args],
+        env={**os.environ, "CHRYSALIS_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
     def stop_the_server_when_the_run_exits() -> None:
         process.wait()
@@ -403,9 +408,12 @@ class EmbeddingServer:
     """
 
     def __init__(
-        self, respond: Callable[[dict[str, Any]], tuple[int, Any]] | None = None, *, dim: int = 64,
+        self,
+        respond: Callable[[dict[str, Any]], tuple[int, Any]] | None = None,
+        *,
+        dim: int = 64,
         max_seconds: float = 60.0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.requests: list[EmbeddingRequest] = []
         self.respond = respond or self.vectors
         self.embedder = LexicalEmbedder(dim)

@@ -111,9 +111,12 @@ def test_every_tool_profile_names_real_tools_and_is_a_valid_setting() -> None:
 def test_embeddings_default_to_lexical_and_take_the_embedded_model_or_a_provider(workspace: Path) -> None:
     settings = load_settings({"workspace": workspace}, environ=env())
     assert (settings.embeddings, settings.sources["embeddings"]) == ("lexical", "default")
-    for given, kept in [(" LOCAL ", "local"), ("local:qwen2.5-coder-0.5b", "local:qwen2.5-coder-0.5b"),
-                        ("openai:text-embedding-3-small", "openai:text-embedding-3-small"),
-                        ("ollama:nomic-embed-text", "ollama:nomic-embed-text")]:  # fmt: skip
+    for given, kept in [
+        (" LOCAL ", "local"),
+        ("local:qwen2.5-coder-0.5b", "local:qwen2.5-coder-0.5b"),
+        ("openai:text-embedding-3-small", "openai:text-embedding-3-small"),
+        ("ollama:nomic-embed-text", "ollama:nomic-embed-text"),
+    ]:
         settings = load_settings({"workspace": workspace}, environ=env(CHRYSALIS_EMBEDDINGS=given))
         assert (settings.embeddings, settings.sources["embeddings"]) == (kept, "env CHRYSALIS_EMBEDDINGS")
     on_server = load_settings({"workspace": workspace, "base_url": "http://127.0.0.1:9/v1", "embeddings": "bge-m3"})

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real types for type checkers; at run time ``__getattr__`` imports them on first use
     from chrysalis.agent.api import Agent, configure
-    from chrysalis.agent.events import RunResult
     from chrysalis.decomposition.api import decompose
     from chrysalis.decomposition.run import DecompositionResult
     from chrysalis.errors import ChrysalisError, MetricError, OutputValidationError
+    from chrysalis.events import RunResult
     from chrysalis.evolve.archive import ModuleArchive, Phenotype
     from chrysalis.evolve.compile import CompiledModule, compile
     from chrysalis.evolve.module import ChainOfThought, Module, Predict, Prediction
@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "Agent": "chrysalis.agent.api",
     "configure": "chrysalis.agent.api",
-    "RunResult": "chrysalis.agent.events",
+    "RunResult": "chrysalis.events",
     "ChrysalisError": "chrysalis.errors",
     "OutputValidationError": "chrysalis.errors",
     "MetricError": "chrysalis.errors",

@@ -171,11 +171,33 @@ class Settings:
 
 # Keys a user may set, with the environment variable that sets each.
 KEYS: tuple[str, ...] = (
-    "model", "base_url", "mode", "level", "priority", "budget", "timeout", "max_steps", "workspace", "yes",
-    "protect_tests", "profile", "test_command", "auto_models", "prices", "daemon",
-    "permissions", "sandbox_network", "unsafe_no_sandbox", "judge", "database_url", "telemetry",
-    "compact_at", "memory_tokens", "subscription_chars", "embeddings",
-)  # fmt: skip
+    "model",
+    "base_url",
+    "mode",
+    "level",
+    "priority",
+    "budget",
+    "timeout",
+    "max_steps",
+    "workspace",
+    "yes",
+    "protect_tests",
+    "profile",
+    "test_command",
+    "auto_models",
+    "prices",
+    "daemon",
+    "permissions",
+    "sandbox_network",
+    "unsafe_no_sandbox",
+    "judge",
+    "database_url",
+    "telemetry",
+    "compact_at",
+    "memory_tokens",
+    "subscription_chars",
+    "embeddings",
+)
 _ALLOWED: dict[str, str] = {
     "model": "a 'provider:name' string such as 'local:qwen2.5-coder-1.5b' or 'openai:gpt-4o-mini', or 'auto'",
     "auto_models": 'a list of \'provider:name\' models such as ["local:qwen2.5-coder-1.5b", "openai:gpt-4o-mini"]'
@@ -314,8 +336,10 @@ def _read_toml(path: Path, *, user_config: bool = False) -> dict[str, tuple[Any,
     for key, value in data.items():
         line = _line_of(text, key)
         if key == TRUST_KEY and not user_config:
-            raise ConfigError(f"{path}:{line}: {TRUST_KEY} can only be set in $CHRYSALIS_HOME/config.toml "
-                              "(with `chrysalis trust`), not in a project's config.")  # fmt: skip
+            raise ConfigError(
+                f"{path}:{line}: {TRUST_KEY} can only be set in $CHRYSALIS_HOME/config.toml "
+                "(with `chrysalis trust`), not in a project's config."
+            )
         if key not in KEYS and key != TRUST_KEY:
             raise ConfigError(f"{path}:{line}: unknown key {key!r}. Allowed keys: {', '.join(KEYS)}.")
         result[key] = (value, f"{path}:{line}")
@@ -336,8 +360,9 @@ def _as_rules(value: Any, source: str) -> list[tuple[str, str, str]]:
                 split_rule(text)
                 rules.append((action, text, source))
     except ValueError as exc:
-        raise ConfigError(f"{source}: bad value {value!r} for 'permissions' ({exc}). "
-                          f"Allowed: {_ALLOWED['permissions']}.") from exc  # fmt: skip
+        raise ConfigError(
+            f"{source}: bad value {value!r} for 'permissions' ({exc}). Allowed: {_ALLOWED['permissions']}."
+        ) from exc
     return rules
 
 

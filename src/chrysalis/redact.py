@@ -48,8 +48,25 @@ _LINE_START = re.compile(r"(?:[ \t]*\d+\| )?(?:[ \t]*export[ \t]+)?\Z")
 
 Not an indentation: an indented ``name=value`` is a keyword argument in code."""
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_KEY_QUALIFIERS = ("api", "secret", "private", "access", "auth", "signing", "encryption", "master", "client",
-                   "app", "license", "account", "service", "session", "webhook", "deploy", "ssh")  # fmt: skip
+_KEY_QUALIFIERS = (
+    "api",
+    "secret",
+    "private",
+    "access",
+    "auth",
+    "signing",
+    "encryption",
+    "master",
+    "client",
+    "app",
+    "license",
+    "account",
+    "service",
+    "session",
+    "webhook",
+    "deploy",
+    "ssh",
+)
 _SECRET_WORDS = ("token", "secret", "password", "passwd", "passphrase", "pwd", "credential", "credentials", "auth")
 
 
@@ -121,19 +138,32 @@ _QUOTED_OR_BARE = rf"""(?:"{_NOT_MARKER}[^"\s]{{8,}}"|'{_NOT_MARKER}[^'\s]{{8,}}
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _LINE_NUMBER = re.compile(r"[ \t]*(?:\d+\|[ \t]?)?")
 _KEY_LINE = re.compile(r"[ \t]*(?:\d+\|[ \t]?)?[A-Za-z0-9+/=]+[ \t]*\r?")
-_AUTHORIZATION = (r"(?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:bearer|basic|token|digest)[ \t]+)?"
-                  rf"(?P<v>{_NOT_MARKER}[A-Za-z0-9._~+/=-]{{8,}})")  # fmt: skip
+_AUTHORIZATION = (
+    r"(?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:bearer|basic|token|digest)[ \t]+)?"
+    rf"(?P<v>{_NOT_MARKER}[A-Za-z0-9._~+/=-]{{8,}})"
+)
 _BEARER = r"(?i:earer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"
 
 _BRANCHES = (
-    _Branch("private-key", "-", r"----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
-                                r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", "whole"),
-    _Branch("private-key", "-", r"----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"  # cut short: the lines after
-            r"(?:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:\d+\|[ \t]?)?"
-            r"(?:[A-Za-z-]+: [^\n]*|[A-Za-z0-9+/=]+[ \t]*(?=\r?\n|$)))+", "whole"),
+    _Branch(
+        "private-key",
+        "-",
+        r"----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        "whole",
+    ),
+    _Branch(
+        "private-key",
+        "-",
+        r"----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"  # cut short: the lines after
+        r"(?:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:\d+\|[ \t]?)?"
+        r"(?:[A-Za-z-]+: [^\n]*|[A-Za-z0-9+/=]+[ \t]*(?=\r?\n|$)))+",
+        "whole",
+    ),
     _Branch("openai-key", "s", rf"(?<!{_TOKEN}s)k-(?={_TOKEN}*\d){_TOKEN}{{20,}}", "whole"),  # sk-ant-: anthropic-key
-    _Branch("github-token", "g", r"(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
-            "whole"),
+    _Branch(
+        "github-token", "g", r"(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})", "whole"
+    ),
     _Branch("slack-token", "x", rf"(?<!{_TOKEN}x)ox[abeoprs]-[A-Za-z0-9-]{{10,}}", "whole"),
     _Branch("aws-access-key-id", "A", r"(?<![A-Za-z0-9]A)(?:KIA|SIA)[0-9A-Z]{16}(?![A-Za-z0-9])", "whole"),
     _Branch("google-api-key", "A", rf"(?<![A-Za-z0-9]A)Iza{_TOKEN}{{35}}", "whole"),
@@ -141,9 +171,14 @@ _BRANCHES = (
     _Branch("authorization", "A", r"(?<![A-Za-z0-9]A)" + _AUTHORIZATION, "value", _token_value),
     _Branch("bearer-token", "B", r"(?<![A-Za-z0-9]B)" + _BEARER, "value", _token_value),
     _Branch("bearer-token", "b", r"(?<![A-Za-z0-9]b)" + _BEARER, "value", _token_value),
-    _Branch("url-password", ":", rf"//[^\s:/?#@\"'<>\[\]]{{1,128}}:(?P<v>{_NOT_MARKER}[^\s@/?#\"'<>]{{1,256}})@",
-            "value", _url_password),
-)  # fmt: skip
+    _Branch(
+        "url-password",
+        ":",
+        rf"//[^\s:/?#@\"'<>\[\]]{{1,128}}:(?P<v>{_NOT_MARKER}[^\s@/?#\"'<>]{{1,256}})@",
+        "value",
+        _url_password,
+    ),
+)
 _LABELS = ("secret", "anthropic-key", *sorted({branch.label for branch in _BRANCHES}))
 
 

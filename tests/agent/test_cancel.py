@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.agent.events import Event
+from chrysalis.events import Event
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.shell import shell
 from tests.agent.test_loop import session_for

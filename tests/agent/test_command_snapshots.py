@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from chrysalis.agent.events import Event, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import Event, ToolResultEvent
 from chrysalis.stores import Stores
 from tests.helpers import Script, final, tool
 

@@ -19,10 +19,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.compaction import SUMMARY_INSTRUCTIONS, cut_results, transcript, turns
-from chrysalis.agent.events import Compacted, Event
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
+from chrysalis.events import Compacted, Event
 from chrysalis.stores import Stores
 
 
@@ -92,7 +92,9 @@ def test_compact_on_demand_folds_all_but_the_last_two_turns(workspace: Path) -> 
     done = asyncio.run(session.compact())
     assert done is not None and done.turns_summarised == 1 and "falcon" in done.summary
     assert [str(p.content) for m in session.history for p in m.parts if isinstance(p, UserPromptPart)] == [
-        "second", "third"]  # fmt: skip
+        "second",
+        "third",
+    ]
     (event,) = [e for e in events if isinstance(e, Compacted)]
     assert event.reason == "asked" and event.summary_chars == len(done.summary)
     session.close()

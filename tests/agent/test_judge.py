@@ -11,11 +11,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ApprovalRequest, Event, JudgeVerdict, ToolResultEvent
 from chrysalis.agent.judge import parse_verdict
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied
+from chrysalis.events import ApprovalRequest, Event, JudgeVerdict, ToolResultEvent
 from tests.helpers import Script, assert_clean_error, chrysalis, final, tool
 
 
@@ -48,8 +48,13 @@ def run_with_judge(
         return bool(approve)
 
     settings = load_settings({"workspace": workspace, "judge": "test:judge", **flags})
-    session = AgentSession(settings, model=Script(steps).model(), on_event=events.append,
-                           approver=approver if approve is not None else None, judge_model=judge.model)  # fmt: skip
+    session = AgentSession(
+        settings,
+        model=Script(steps).model(),
+        on_event=events.append,
+        approver=approver if approve is not None else None,
+        judge_model=judge.model,
+    )
     try:
         asyncio.run(session.run("do it"))
     except PolicyDenied:
@@ -130,8 +135,12 @@ def test_a_judge_that_fails_fails_closed(workspace: Path) -> None:
 
 def test_the_judge_sees_only_commands_the_policy_lets_through(workspace: Path) -> None:
     judge = Judge("[SAFE] fine")
-    steps = [tool("read_file", path="calc.py"), tool("edit_file", path="calc.py", old_text="a + b", new_text="a - b"),
-             tool("shell", command="touch made.txt"), final("done")]  # fmt: skip
+    steps = [
+        tool("read_file", path="calc.py"),
+        tool("edit_file", path="calc.py", old_text="a + b", new_text="a - b"),
+        tool("shell", command="touch made.txt"),
+        final("done"),
+    ]
     run_with_judge(workspace, judge, steps, level=0)  # reads only: the edit and the command are refused by level
     assert judge.prompts == []
 
@@ -147,8 +156,19 @@ def test_the_judge_can_be_turned_off(off: str, workspace: Path) -> None:
 
 
 def test_a_judge_without_its_key_is_a_clear_usage_error(workspace: Path, chrysalis_home: Path) -> None:
-    done = chrysalis("run", "anything", "--judge", "anthropic:claude-haiku", "--model", "m", "--base-url",
-                     "http://127.0.0.1:9/v1", "--workspace", str(workspace), env={"COLUMNS": "300"})  # fmt: skip
+    done = chrysalis(
+        "run",
+        "anything",
+        "--judge",
+        "anthropic:claude-haiku",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--workspace",
+        str(workspace),
+        env={"COLUMNS": "300"},
+    )
     assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
     assert (
         "--judge anthropic:claude-haiku" in done.stdout and "ANTHROPIC_API_KEY" in done.stdout

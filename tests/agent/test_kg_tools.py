@@ -14,10 +14,10 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
 from chrysalis.tools.base import ToolContext
@@ -70,8 +70,12 @@ def run(workspace: Path, task: str, recorder: Recorder, **flags: Any) -> list[Ev
 
 def unknown_tools(recorder: Recorder) -> list[str]:
     """The calls the model was told are not tools of its run (they never reached a tool)."""
-    return [part.tool_name for request in recorder.requests for part in request.parts
-            if isinstance(part, ToolReturnPart) and str(part.content).startswith("Unknown tool name")]  # fmt: skip
+    return [
+        part.tool_name
+        for request in recorder.requests
+        for part in request.parts
+        if isinstance(part, ToolReturnPart) and str(part.content).startswith("Unknown tool name")
+    ]
 
 
 def results(events: list[Event]) -> list[tuple[str, bool, str]]:
@@ -79,26 +83,34 @@ def results(events: list[Event]) -> list[tuple[str, bool, str]]:
 
 
 def test_facts_added_in_one_run_are_queried_in_the_next_and_removed(workspace: Path, chrysalis_home: Path) -> None:
-    adder = Recorder([
-        ("kg_add", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
-        ("kg_add", {"subject": "parser.py", "predicate": "rdfs:comment", "object": "Builds the tree",
-                    "literal": True}),
-        ("kg_add", {"subject": "ruff", "predicate": "formats", "object": "Python", "scope": "global"}),
-    ])  # fmt: skip
+    adder = Recorder(
+        [
+            ("kg_add", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
+            (
+                "kg_add",
+                {"subject": "parser.py", "predicate": "rdfs:comment", "object": "Builds the tree", "literal": True},
+            ),
+            ("kg_add", {"subject": "ruff", "predicate": "formats", "object": "Python", "scope": "global"}),
+        ]
+    )
     events = run(workspace, "map the modules", adder, mode="semantic")
     assert not any(isinstance(e, ApprovalRequest) for e in events)  # graph writes need no approval
     said = results(events)
     assert [(tool, ok) for tool, ok, _ in said] == [("kg_add", True)] * 3
-    assert said[0][2] == ("Added to this workspace's graph: parser.py depends_on lexer.py\n"
-                          "In SPARQL: kg:parser.py kg:depends_on kg:lexer.py")  # fmt: skip
+    assert said[0][2] == (
+        "Added to this workspace's graph: parser.py depends_on lexer.py\n"
+        "In SPARQL: kg:parser.py kg:depends_on kg:lexer.py"
+    )
     assert said[2][2].startswith("Added to the global graph: ruff formats Python")
 
-    asker = Recorder([
-        ("kg_query", {"sparql": "SELECT ?p ?o WHERE { kg:parser.py ?p ?o } ORDER BY ?p"}),
-        ("kg_query", {"sparql": "ASK { kg:ruff kg:formats kg:Python }"}),
-        ("kg_remove", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
-        ("kg_query", {"sparql": "ASK { kg:parser.py kg:depends_on ?x }"}),
-    ])  # fmt: skip
+    asker = Recorder(
+        [
+            ("kg_query", {"sparql": "SELECT ?p ?o WHERE { kg:parser.py ?p ?o } ORDER BY ?p"}),
+            ("kg_query", {"sparql": "ASK { kg:ruff kg:formats kg:Python }"}),
+            ("kg_remove", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
+            ("kg_query", {"sparql": "ASK { kg:parser.py kg:depends_on ?x }"}),
+        ]
+    )
     (selected, asked, after) = results(run(workspace, "what does the parser need?", asker, mode="ask"))
     assert selected == ("kg_query", True, '?p | ?o\nrdfs:comment | "Builds the tree"\ndepends_on | lexer.py\n(2 rows)')
     assert asked == ("kg_query", True, "true")
@@ -111,19 +123,23 @@ def test_facts_added_in_one_run_are_queried_in_the_next_and_removed(workspace: P
     assert ok and text == "Removed from this workspace's graph: parser.py depends_on lexer.py"
     with Stores.open(chrysalis_home) as stores:
         assert [t.show() for t in stores.knowledge.triples()] == [
-            'parser.py rdfs:comment "Builds the tree"', "ruff formats Python"]  # fmt: skip
+            'parser.py rdfs:comment "Builds the tree"',
+            "ruff formats Python",
+        ]
         assert stores.knowledge.triples([GLOBAL_SCOPE])[0].scope == GLOBAL_SCOPE
 
 
 @pytest.mark.parametrize(
     ("sparql", "needles"),
     [
-        ("INSERT DATA { kg:a kg:b kg:c }", ["SPARQL updates", "are refused", "A query that works: SELECT",
-                                            "use kg_add and kg_remove"]),
+        (
+            "INSERT DATA { kg:a kg:b kg:c }",
+            ["SPARQL updates", "are refused", "A query that works: SELECT", "use kg_add and kg_remove"],
+        ),
         ("SELECT ?x WHERE { ?x kg:depends_on", ["does not parse", "line 1, column", "A query that works: SELECT"]),
         ("SELECT ?x WHERE { SERVICE <http://127.0.0.1:9/q> { ?x ?p ?o } }", ["SERVICE is not allowed"]),
     ],
-)  # fmt: skip
+)
 def test_a_refused_query_is_a_failed_result_that_names_the_problem_and_shows_a_working_query(
     workspace: Path, sparql: str, needles: list[str]
 ) -> None:
@@ -135,11 +151,13 @@ def test_a_refused_query_is_a_failed_result_that_names_the_problem_and_shows_a_w
 
 
 def test_an_empty_graph_says_so_and_a_wrong_remove_says_how_to_look(workspace: Path) -> None:
-    recorder = Recorder([
-        ("kg_query", {"sparql": "SELECT ?s WHERE { ?s ?p ?o }"}),
-        ("kg_remove", {"subject": "x", "predicate": "y", "object": "z"}),
-        ("kg_add", {"subject": "x", "predicate": "y", "object": " ", "literal": True}),
-    ])  # fmt: skip
+    recorder = Recorder(
+        [
+            ("kg_query", {"sparql": "SELECT ?s WHERE { ?s ?p ?o }"}),
+            ("kg_remove", {"subject": "x", "predicate": "y", "object": "z"}),
+            ("kg_add", {"subject": "x", "predicate": "y", "object": " ", "literal": True}),
+        ]
+    )
     (empty, missing, blank) = results(run(workspace, "look", recorder, mode="semantic"))
     assert empty == ("kg_query", True, "No rows match.\nThe knowledge graph is empty: add facts with kg_add first.")
     assert missing[1] is False and "No such triple here; kg_query shows what is stored" in missing[2]
@@ -197,8 +215,9 @@ def test_the_tools_work_without_a_run_and_keep_scopes_apart(tmp_path: Path) -> N
         tools["kg_add"]({"subject": "uv", "predicate": "installs", "object": "packages", "scope": "global"}, in_beta)
         seen_from_beta = tools["kg_query"]({"sparql": "SELECT ?s WHERE { ?s ?p ?o }"}, in_beta)
         again = tools["kg_add"]({"subject": "a.py", "predicate": "imports", "object": "b.py"}, in_alpha)
-        only_global = tools["kg_remove"]({"subject": "a.py", "predicate": "imports", "object": "b.py",
-                                          "scope": "global"}, in_alpha)  # fmt: skip
+        only_global = tools["kg_remove"](
+            {"subject": "a.py", "predicate": "imports", "object": "b.py", "scope": "global"}, in_alpha
+        )
         bad_scope = tools["kg_add"]({"subject": "a", "predicate": "b", "object": "c", "scope": "team"}, in_alpha)
         assert [t.scope for t in stores.knowledge.triples()] == [workspace_scope(alpha), GLOBAL_SCOPE]
     assert seen_from_beta.ok and seen_from_beta.result == "?s\nuv\n(1 row)"

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from chrysalis.agent.events import Event, Start
 from chrysalis.agent.learning import MIN_RUNS, choose_profile
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
+from chrysalis.events import Event, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.stores import Stores
 from tests.helpers import Script, final
@@ -24,9 +24,16 @@ LOCAL = "local:qwen2.5-coder-1.5b"
 def log(stores: Stores, profile: str, successes: int, failures: int, *, model: str = LOCAL, kind: str = "fix") -> None:
     for i in range(successes + failures):
         stores.evals.log(
-            run_id=f"{profile}{i}", profile=profile, task_type=kind, model=model, success=i < successes,
-            duration_ms=10.0, cost_usd=0.0, input_tokens=1, output_tokens=1,
-        )  # fmt: skip
+            run_id=f"{profile}{i}",
+            profile=profile,
+            task_type=kind,
+            model=model,
+            success=i < successes,
+            duration_ms=10.0,
+            cost_usd=0.0,
+            input_tokens=1,
+            output_tokens=1,
+        )
 
 
 @pytest.fixture

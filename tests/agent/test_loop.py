@@ -10,11 +10,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ErrorEvent, Event, RedFlag, RunResult, ToolCall, ToolResultEvent
 from chrysalis.agent.learning import task_type
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied, TaskStopped
+from chrysalis.events import ErrorEvent, Event, RedFlag, RunResult, ToolCall, ToolResultEvent
 from chrysalis.stores import Stores
 from tests.helpers import Script, final, tool
 
@@ -260,7 +260,7 @@ def test_each_run_saves_a_new_context_version(workspace: Path, chrysalis_home: P
 
 
 def test_the_answer_streams_as_text_deltas(workspace: Path) -> None:
-    from chrysalis.agent.events import TextDelta
+    from chrysalis.events import TextDelta
     from chrysalis.llm.testing import ScriptedChatBackend
     from chrysalis.llm.text_protocol import TextToolModel
 

@@ -11,11 +11,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.agent.memory_tools import PROMPT_HEADING, memory_prompt, memory_tools, open_memory
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
+from chrysalis.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
 from chrysalis.tools.base import ToolContext
@@ -134,9 +134,13 @@ def test_an_empty_recall_query_is_an_error_for_the_model(workspace: Path) -> Non
 
 @pytest.mark.parametrize(
     ("mode", "offered"),
-    [("code", {"remember", "recall", "forget"}), ("semantic", {"remember", "recall", "forget"}),
-     ("ask", {"recall"}), ("architect", {"recall"})],
-)  # fmt: skip
+    [
+        ("code", {"remember", "recall", "forget"}),
+        ("semantic", {"remember", "recall", "forget"}),
+        ("ask", {"recall"}),
+        ("architect", {"recall"}),
+    ],
+)
 def test_which_memory_tools_each_mode_offers(workspace: Path, mode: str, offered: set[str]) -> None:
     recorder = Recorder([])
     run(workspace, "hello", recorder, mode=mode, level="0")
@@ -228,8 +232,9 @@ def test_the_tools_work_without_a_run(tmp_path: Path) -> None:
 def test_the_embeddings_setting_picks_the_embedder_of_a_run(workspace: Path, chrysalis_home: Path) -> None:
     with EmbeddingServer() as server:
         recorder = Recorder([("remember", {"text": NOTE}), ("recall", {"query": "integration tests"})])
-        events = run(workspace, "what do the integration tests need", recorder, embeddings="fake-embed",
-                     base_url=server.base_url)  # fmt: skip
+        events = run(
+            workspace, "what do the integration tests need", recorder, embeddings="fake-embed", base_url=server.base_url
+        )
     (saved, found) = results(events)
     assert saved == ("remember", True, "Remembered as memory 1 (for this workspace).")
     assert found[1] and found[2].endswith(f"(ranked by words and meaning):\n[1] {NOTE}")

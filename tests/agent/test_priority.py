@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest
 
-from chrysalis.agent.events import Check, Event, Start
 from chrysalis.agent.priority import KEYWORD_PLANS, DecompositionLimits, plan_for
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import Check, Event, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.voting import VotingConfig
 from tests.helpers import Script, final, tool
@@ -51,8 +51,11 @@ def test_a_priority_is_read_into_a_plan(
     plan = plan_for(priority)
     assert (plan.keyword, plan.voting, plan.refine) == (keyword, voting, refine)
     preference = plan.preference()
-    assert (preference.cost, preference.speed, preference.strength) == weights == (
-        plan.cost_weight, plan.speed_weight, plan.strength_weight)  # fmt: skip
+    assert (
+        (preference.cost, preference.speed, preference.strength)
+        == weights
+        == (plan.cost_weight, plan.speed_weight, plan.strength_weight)
+    )
     assert plan.reason
 
 
@@ -102,8 +105,15 @@ def test_auto_weighs_cost_by_priority(workspace: Path) -> None:
         events: list[Event] = []
         with ScriptedOpenAIServer(["It adds."]) as server:
             models = "openai:gpt-4o-mini, openai:gpt-4o"
-            settings = load_settings({"workspace": workspace, "model": "auto", "base_url": server.base_url,
-                                      "auto_models": models, "priority": priority})  # fmt: skip
+            settings = load_settings(
+                {
+                    "workspace": workspace,
+                    "model": "auto",
+                    "base_url": server.base_url,
+                    "auto_models": models,
+                    "priority": priority,
+                }
+            )
             session = AgentSession(settings, on_event=events.append)
             asyncio.run(session.run("explain calc.py"))
             session.close()

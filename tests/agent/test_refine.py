@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from chrysalis.agent.events import Event, Refine, RunResult, Start
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import Event, Refine, RunResult, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.stores import Stores
 
@@ -44,12 +44,27 @@ class TwoModels:
 def session(
     workspace: Path, server: ScriptedOpenAIServer, home: Path, events: list[Event], **flags: Any
 ) -> AgentSession:
-    (home / "models.json").write_text(json.dumps({"models": {
-        "small": {"capabilities": ["coding", "tools"], "cost_tier": "free", "strength": 1},
-        "big": {"capabilities": ["coding", "tools"], "cost_tier": "high", "strength": 5},
-    }}))  # fmt: skip
-    settings = load_settings({"workspace": workspace, "model": "auto", "base_url": server.base_url,
-                              "auto_models": "small, big", "level": 3, "yes": True, **flags})  # fmt: skip
+    (home / "models.json").write_text(
+        json.dumps(
+            {
+                "models": {
+                    "small": {"capabilities": ["coding", "tools"], "cost_tier": "free", "strength": 1},
+                    "big": {"capabilities": ["coding", "tools"], "cost_tier": "high", "strength": 5},
+                }
+            }
+        )
+    )
+    settings = load_settings(
+        {
+            "workspace": workspace,
+            "model": "auto",
+            "base_url": server.base_url,
+            "auto_models": "small, big",
+            "level": 3,
+            "yes": True,
+            **flags,
+        }
+    )
     return AgentSession(settings, on_event=events.append, rng=random.Random(0))
 
 
@@ -57,8 +72,17 @@ def draft_by_small(home: Path) -> None:
     """A record that makes the router draft with the small model (as the cheap prior would, most of the time)."""
     with Stores.open(home) as stores:
         for i in range(12):
-            stores.evals.log(run_id=f"old{i}", profile="coder", task_type="fix", model="small", success=True,
-                             duration_ms=1.0, cost_usd=0.0, input_tokens=1, output_tokens=1)  # fmt: skip
+            stores.evals.log(
+                run_id=f"old{i}",
+                profile="coder",
+                task_type="fix",
+                model="small",
+                success=True,
+                duration_ms=1.0,
+                cost_usd=0.0,
+                input_tokens=1,
+                output_tokens=1,
+            )
 
 
 def test_a_failed_draft_is_refined_by_the_stronger_model_in_the_same_run(workspace: Path, chrysalis_home: Path) -> None:
@@ -78,8 +102,9 @@ def test_a_failed_draft_is_refined_by_the_stronger_model_in_the_same_run(workspa
     assert script.saw_handover and script.turns["big"] == 2
     assert (workspace / "calc.py").read_text() == "def subtract(a, b):\n" + FIX
     with sqlite3.connect(chrysalis_home / "chrysalis.db") as db:
-        parts = db.execute("SELECT model, success, input_tokens FROM evals WHERE run_id = ? ORDER BY id",
-                           (start.run_id,)).fetchall()  # fmt: skip
+        parts = db.execute(
+            "SELECT model, success, input_tokens FROM evals WHERE run_id = ? ORDER BY id", (start.run_id,)
+        ).fetchall()
     assert [(model, success) for model, success, _ in parts] == [("small", 0), ("big", 1)]  # each model learns its part
     assert sum(tokens for _, _, tokens in parts) == result.input_tokens
     assert result.steps == sum(script.turns.values())

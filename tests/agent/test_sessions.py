@@ -10,16 +10,17 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import Event, Start
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ChrysalisError, TaskStopped, UsageError
+from chrysalis.events import Event, Start
 from chrysalis.stores import Stores
 from tests.helpers import Script, final, tool
 
 
-def session_for(workspace: Path, model: Script | FunctionModel, events: list[Event] | None = None,
-                **flags: Any) -> AgentSession:  # fmt: skip
+def session_for(
+    workspace: Path, model: Script | FunctionModel, events: list[Event] | None = None, **flags: Any
+) -> AgentSession:
     settings = load_settings({"workspace": workspace, **flags})
     script_model = model.model() if isinstance(model, Script) else model
     return AgentSession(settings, model=script_model, on_event=(events if events is not None else []).append)

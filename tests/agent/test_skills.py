@@ -41,8 +41,12 @@ def user_skills(home: Path) -> Path:
 
 
 def pdf_skill(root: Path, description: str = "Fill PDF forms. Use when the user asks to fill a PDF.") -> Path:
-    return write_skill(root, "pdf-forms", f"name: pdf-forms\ndescription: {description}",
-                       files={"scripts/fill.py": "print('filled')\n", "REFERENCE.md": "# Fields\n"})  # fmt: skip
+    return write_skill(
+        root,
+        "pdf-forms",
+        f"name: pdf-forms\ndescription: {description}",
+        files={"scripts/fill.py": "print('filled')\n", "REFERENCE.md": "# Fields\n"},
+    )
 
 
 # -- Discovery ------------------------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ErrorEvent, Event, RunResult, Start, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import ErrorEvent, Event, RunResult, Start, ToolResultEvent
 
 Step = tuple[str, Any]
 BUG, FIX = "    return a + b\n", "    return a - b\n"
@@ -80,15 +80,23 @@ def eval_run_ids(home: Path) -> set[str]:
 
 
 def test_two_sub_agents_run_and_the_parent_collects_their_answers(workspace: Path) -> None:
-    tree = Tree({
-        "parent": [call("spawn_agent", task="fixer: fix subtract in calc.py", profile="editor"),
-                   call("spawn_agent", task="reader: what does calc.py do?", profile="researcher"),
-                   call("agent_status", id="sub-1"), call("agent_status", id="sub-2"),
-                   answer("Fixed subtract (sub-1); sub-2 says it subtracts.")],
-        "fixer": [call("read_file", path="calc.py"), call("edit_file", path="calc.py", old_text=BUG, new_text=FIX),
-                  answer("fixed")],
-        "reader": [call("read_file", path="calc.py"), answer("it subtracts two numbers")],
-    })  # fmt: skip
+    tree = Tree(
+        {
+            "parent": [
+                call("spawn_agent", task="fixer: fix subtract in calc.py", profile="editor"),
+                call("spawn_agent", task="reader: what does calc.py do?", profile="researcher"),
+                call("agent_status", id="sub-1"),
+                call("agent_status", id="sub-2"),
+                answer("Fixed subtract (sub-1); sub-2 says it subtracts."),
+            ],
+            "fixer": [
+                call("read_file", path="calc.py"),
+                call("edit_file", path="calc.py", old_text=BUG, new_text=FIX),
+                answer("fixed"),
+            ],
+            "reader": [call("read_file", path="calc.py"), answer("it subtracts two numbers")],
+        }
+    )
     events: list[Event] = []
     session = session_for(workspace, tree, events)
     result = asyncio.run(session.run("parent: fix calc and explain it"))
@@ -97,7 +105,9 @@ def test_two_sub_agents_run_and_the_parent_collects_their_answers(workspace: Pat
     assert result.success and (workspace / "calc.py").read_text().endswith(FIX)
     statuses = [e.result for e in results(events, "agent_status")]
     assert [(s["id"], s["status"], s["answer"]) for s in statuses] == [
-        ("sub-1", "done", "fixed"), ("sub-2", "done", "it subtracts two numbers")]  # fmt: skip
+        ("sub-1", "done", "fixed"),
+        ("sub-2", "done", "it subtracts two numbers"),
+    ]
     starts = [e for e in events if isinstance(e, Start)]
     parent = starts[0]
     assert parent.parent_run_id is None
@@ -111,12 +121,18 @@ def test_two_sub_agents_run_and_the_parent_collects_their_answers(workspace: Pat
 
 
 def test_a_sub_agent_gets_no_more_than_its_parent(workspace: Path) -> None:
-    tree = Tree({
-        "parent": [call("spawn_agent", task="wide: x", level=3), call("spawn_agent", task="wide: x", mode="code"),
-                   call("spawn_agent", task="narrow: x", level=0, mode="ask", profile="all"),
-                   call("agent_status", id="sub-1"), answer("ok")],
-        "narrow": [call("edit_file", path="calc.py", old_text=BUG, new_text=FIX), answer("could not")],
-    })  # fmt: skip
+    tree = Tree(
+        {
+            "parent": [
+                call("spawn_agent", task="wide: x", level=3),
+                call("spawn_agent", task="wide: x", mode="code"),
+                call("spawn_agent", task="narrow: x", level=0, mode="ask", profile="all"),
+                call("agent_status", id="sub-1"),
+                answer("ok"),
+            ],
+            "narrow": [call("edit_file", path="calc.py", old_text=BUG, new_text=FIX), answer("could not")],
+        }
+    )
     events: list[Event] = []
     session = session_for(workspace, tree, events, mode="architect")
     asyncio.run(session.run("parent: try"))
@@ -131,15 +147,24 @@ def test_a_sub_agent_gets_no_more_than_its_parent(workspace: Path) -> None:
 
 
 def test_budgets_are_carved_from_the_parent_and_spending_adds_up(workspace: Path) -> None:
-    tree = Tree({
-        "parent": [call("spawn_agent", task="one: a"), call("spawn_agent", task="two: b"),
-                   call("agent_status", id="sub-1"), call("agent_status", id="sub-2"), answer("ok")],
-        "one": [answer("1")], "two": [answer("2")],
-    })  # fmt: skip
+    tree = Tree(
+        {
+            "parent": [
+                call("spawn_agent", task="one: a"),
+                call("spawn_agent", task="two: b"),
+                call("agent_status", id="sub-1"),
+                call("agent_status", id="sub-2"),
+                answer("ok"),
+            ],
+            "one": [answer("1")],
+            "two": [answer("2")],
+        }
+    )
     events: list[Event] = []
     prices = {"tree": {"input": 1000.0, "output": 1000.0}}  # USD per million tokens: each request costs cents
-    session = session_for(workspace, tree, events, model="tree", base_url="http://127.0.0.1:9/v1",
-                          budget="10", prices=prices)  # fmt: skip
+    session = session_for(
+        workspace, tree, events, model="tree", base_url="http://127.0.0.1:9/v1", budget="10", prices=prices
+    )
     result = asyncio.run(session.run("parent: split"))
     session.close()
 
@@ -152,8 +177,16 @@ def test_budgets_are_carved_from_the_parent_and_spending_adds_up(workspace: Path
 
 
 def test_cancel_agent_stops_a_running_sub_agent(workspace: Path, chrysalis_home: Path) -> None:
-    tree = Tree({"parent": [call("spawn_agent", task="block: forever"), call("cancel_agent", id="sub-1"),
-                            answer("cancelled it")], "block": [answer("never")]})  # fmt: skip
+    tree = Tree(
+        {
+            "parent": [
+                call("spawn_agent", task="block: forever"),
+                call("cancel_agent", id="sub-1"),
+                answer("cancelled it"),
+            ],
+            "block": [answer("never")],
+        }
+    )
     events: list[Event] = []
     session = session_for(workspace, tree, events)
     result = asyncio.run(session.run("parent: start and stop"))
@@ -168,8 +201,9 @@ def test_cancel_agent_stops_a_running_sub_agent(workspace: Path, chrysalis_home:
 
 
 def test_the_parent_ending_cancels_what_is_still_running(workspace: Path) -> None:
-    tree = Tree({"parent": [call("spawn_agent", task="block: forever"), answer("done without it")],
-                 "block": [answer("never")]})  # fmt: skip
+    tree = Tree(
+        {"parent": [call("spawn_agent", task="block: forever"), answer("done without it")], "block": [answer("never")]}
+    )
     events: list[Event] = []
     session = session_for(workspace, tree, events)
     asyncio.run(session.run("parent: leave it"))
@@ -180,8 +214,12 @@ def test_the_parent_ending_cancels_what_is_still_running(workspace: Path) -> Non
 def test_interrupting_the_parent_cancels_the_whole_tree_and_keeps_the_stores_consistent(
     workspace: Path, chrysalis_home: Path
 ) -> None:
-    parent = [call("spawn_agent", task="block: a"), call("spawn_agent", task="block: b"),
-              call("agent_status", id="sub-1"), answer("never")]  # fmt: skip
+    parent = [
+        call("spawn_agent", task="block: a"),
+        call("spawn_agent", task="block: b"),
+        call("agent_status", id="sub-1"),
+        answer("never"),
+    ]
     tree = Tree({"parent": parent, "block": [answer("never")]})
     events: list[Event] = []
     session = session_for(workspace, tree, events)

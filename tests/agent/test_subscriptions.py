@@ -16,12 +16,12 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.subscription_prompt import HEADING, MAX_FILE_BYTES, Item, Reading, section
 from chrysalis.agent.subscriptions import BadSubscription, parse_target
 from chrysalis.config import MIN_SUBSCRIPTION_CHARS, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError
+from chrysalis.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.stores import Stores, Subscription
 from chrysalis.stores.db import MIGRATIONS, SCHEMA_VERSION
 from chrysalis.stores.memory import workspace_scope
@@ -179,17 +179,24 @@ def test_over_the_limit_each_item_gets_a_share_and_the_marker_names_what_was_cut
 def _reading(sub_id: int, sizes: list[int], rng: random.Random) -> Reading:
     kind: SubscriptionKind = "glob" if len(sizes) > 1 else "file"
     sub = Subscription(sub_id, kind, f"dir{sub_id}/{'*' * (kind == 'glob')}name{'x' * rng.randrange(90)}", 0.0)
-    items = tuple(Item(f"dir{sub_id}/file{n}{'y' * rng.randrange(90)}.txt", "modified 2025-01-01 00:00:00 UTC",
-                       "\n".join("z" * rng.randrange(1, 120) for _ in range(size // 60)) if size else None)
-                  for n, size in enumerate(sizes))  # fmt: skip
+    items = tuple(
+        Item(
+            f"dir{sub_id}/file{n}{'y' * rng.randrange(90)}.txt",
+            "modified 2025-01-01 00:00:00 UTC",
+            "\n".join("z" * rng.randrange(1, 120) for _ in range(size // 60)) if size else None,
+        )
+        for n, size in enumerate(sizes)
+    )
     return Reading(sub, f"{len(sizes)} files", items)
 
 
 @pytest.mark.parametrize("seed", range(60))
 def test_the_section_never_exceeds_its_limit(seed: int) -> None:
     rng = random.Random(seed)
-    readings = [_reading(i + 1, [rng.choice([0, 50, 400, 3000, 20000]) for _ in range(rng.randint(1, 12))], rng)
-                for i in range(rng.randint(1, 6))]  # fmt: skip
+    readings = [
+        _reading(i + 1, [rng.choice([0, 50, 400, 3000, 20000]) for _ in range(rng.randint(1, 12))], rng)
+        for i in range(rng.randint(1, 6))
+    ]
     limit = rng.choice([MIN_SUBSCRIPTION_CHARS, 1500, 3000, 6000, 20000])
     built = section(readings, limit)
     assert len(built.text) <= limit and built.text.startswith(HEADING)

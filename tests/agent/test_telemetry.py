@@ -17,11 +17,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from chrysalis.agent.events import Event, ModelCall, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.telemetry import Telemetry, telemetry_for
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError, UsageError
+from chrysalis.events import Event, ModelCall, ToolResultEvent
 from chrysalis.stores import Stores
 from tests.helpers import Script, final, tool
 
@@ -66,8 +66,11 @@ def test_a_run_is_a_tree_of_steps_model_calls_and_tool_calls(
     assert run.attributes is not None and run.attributes["chrysalis.success"] is True
     assert run.attributes["chrysalis.session_id"] == session.session_id
     assert run.start_time is not None and run.end_time is not None
-    assert all(run.start_time <= s.start_time and s.end_time is not None and s.end_time <= run.end_time
-               for s in exported if s is not run and s.start_time is not None)  # fmt: skip
+    assert all(
+        run.start_time <= s.start_time and s.end_time is not None and s.end_time <= run.end_time
+        for s in exported
+        if s is not run and s.start_time is not None
+    )
 
 
 def test_a_tool_the_policy_refuses_is_a_span_that_says_denied(
@@ -146,7 +149,8 @@ def test_telemetry_otlp_sends_the_spans_to_the_collector(workspace: Path, monkey
         server.server_close()
     assert _Collector.posts, "no OTLP export reached the collector"
     assert {(path, content_type) for path, content_type, _ in _Collector.posts} == {
-        ("/v1/traces", "application/x-protobuf")}  # fmt: skip
+        ("/v1/traces", "application/x-protobuf")
+    }
     requests = [ExportTraceServiceRequest.FromString(body) for _, _, body in _Collector.posts]
     names = {span.name for r in requests for rs in r.resource_spans for ss in rs.scope_spans for span in ss.spans}
     assert {"chrysalis.run", "chrysalis.step", "chrysalis.model_call"} <= names
@@ -162,8 +166,9 @@ def test_off_by_default_and_then_opentelemetrys_sdk_is_never_imported(workspace:
         "asyncio.run(s.run('hi')); s.close()\n"
         "print(s.settings.telemetry, 'opentelemetry.sdk' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).parents[2])  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
     assert done.stdout.split() == ["off", "False"]
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from chrysalis.agent.events import Check, Event, RedFlag, RunResult
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.verify import asks_for_a_fix
 from chrysalis.config import load_settings
+from chrysalis.events import Check, Event, RedFlag, RunResult
 from chrysalis.stores import Stores
 from chrysalis.tools import sandbox
 from chrysalis.tools.sandbox import Backend

@@ -60,7 +60,9 @@ def test_a_partial_rerun_without_earlier_results_exits_2_naming_the_file(tmp_pat
     missing = tmp_path / "none.json"
     done = subprocess.run(
         [sys.executable, str(BENCH / "compile.py"), "--ours-only", "--out", str(missing)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 2
     assert f"{missing} does not exist" in done.stderr and "Traceback" not in done.stderr

@@ -28,9 +28,15 @@ def test_illegal_moves_are_refused() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "move"),
-    [("move = [1, 0, 2]", (1, 0, 2)), ("  move = [12, 2, 1]\n", (12, 2, 1)), ("move=[1,0,2]", None),
-     ("move = [1, 0, 3]", None), ("I think move = [1, 0, 2]", None), ("move = [1, 0, 2] because", None)],
-)  # fmt: skip
+    [
+        ("move = [1, 0, 2]", (1, 0, 2)),
+        ("  move = [12, 2, 1]\n", (12, 2, 1)),
+        ("move=[1,0,2]", None),
+        ("move = [1, 0, 3]", None),
+        ("I think move = [1, 0, 2]", None),
+        ("move = [1, 0, 2] because", None),
+    ],
+)
 def test_the_move_format_is_strict(reply: str, move: tuple[int, int, int] | None) -> None:
     assert hanoi.parse_move(reply) == move
 

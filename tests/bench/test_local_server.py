@@ -204,8 +204,11 @@ def test_models_and_stats_count_what_was_served(server: Any) -> None:
     call(server, "/v1/chat/completions", chat(n=3))
     stats = call(server, "/stats")[1]
     assert {k: stats[k] for k in ("requests", "errors", "prompt_tokens", "completion_tokens")} == {
-        "requests": 3, "errors": 1, "prompt_tokens": 12, "completion_tokens": 9,
-    }  # fmt: skip
+        "requests": 3,
+        "errors": 1,
+        "prompt_tokens": 12,
+        "completion_tokens": 9,
+    }
     assert stats["generation_seconds"] >= 0
 
 

@@ -19,6 +19,11 @@ def test_every_path_and_level_is_measured(tmp_path: Path, monkeypatch: pytest.Mo
     data = json.loads(out.read_text())
     assert data["agent_step_us"] > 0
     assert {(r["path"].split()[0], r["level"]) for r in data["rows"]} == {
-        ("sequential", "none"), ("threads", "medium"), ("threads", "high"), ("threads", "critical"),
-        ("async", "none"), ("async", "high")}  # fmt: skip
+        ("sequential", "none"),
+        ("threads", "medium"),
+        ("threads", "high"),
+        ("threads", "critical"),
+        ("async", "none"),
+        ("async", "high"),
+    }
     assert all(r["samples_per_vote"] >= r["k"] for r in data["rows"])

@@ -23,8 +23,9 @@ FIX = "    return a - b\n"
 PATCH = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def subtract(a, b):\n-    return a + b\n+    return a - b\n"
 
 
-def ask_once(workspace: Path, tool_name: str, args: dict[str, Any], *, answer: bool = True,
-             color: bool = False) -> tuple[bool, str, list[str]]:  # fmt: skip
+def ask_once(
+    workspace: Path, tool_name: str, args: dict[str, Any], *, answer: bool = True, color: bool = False
+) -> tuple[bool, str, list[str]]:
     """Run the terminal approver with a fake answer: what it returned, what it printed, the questions put."""
     out = io.StringIO()
     console = Console(
@@ -54,9 +55,13 @@ def test_an_edit_shows_its_diff_before_the_question_and_changes_nothing(workspac
     assert lines[:2] == ["Writing files needs approval at level 2.", "  edit_file(path='calc.py')"]
     assert "  1 file(s), +1 -1" in lines
     assert lines[lines.index("  --- a/calc.py") :] == [
-        "  --- a/calc.py", "  +++ b/calc.py", "  @@ -1,2 +1,2 @@", "   def subtract(a, b):",
-        "  -    return a + b", "  +    return a - b",
-    ]  # fmt: skip
+        "  --- a/calc.py",
+        "  +++ b/calc.py",
+        "  @@ -1,2 +1,2 @@",
+        "   def subtract(a, b):",
+        "  -    return a + b",
+        "  +    return a - b",
+    ]
     assert (workspace / "calc.py").read_text().endswith(BUG)  # shown, not applied
 
 
@@ -84,8 +89,10 @@ def test_when_the_diff_cannot_be_worked_out_one_line_says_why_and_the_question_i
     approved, shown, questions = ask_once(workspace, "edit_file", args, answer=False)
     assert approved is False and questions == ["  Allow?"]
     [why] = [line for line in shown.splitlines() if line.startswith("  no diff: ")]
-    assert why == "  no diff: old_text was not found in calc.py (0 matches); it must match the file exactly, " \
-                  "including indentation."  # fmt: skip
+    assert (
+        why == "  no diff: old_text was not found in calc.py (0 matches); it must match the file exactly, "
+        "including indentation."
+    )
     assert "old_text='    return a * b\\n'" in shown  # the call is shown in full, since no diff stands for it
 
 

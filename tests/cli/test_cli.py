@@ -102,9 +102,19 @@ def test_json_run_against_a_scripted_server_prints_one_event_per_line(workspace:
     ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
-            "run", "fix the failing test", "--json", "--base-url", server.base_url, "--model", "scripted",
-            "--level", "3", "--yes", "--workspace", str(workspace),
-        )  # fmt: skip
+            "run",
+            "fix the failing test",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "3",
+            "--yes",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     types = [e["type"] for e in events]
@@ -122,9 +132,17 @@ def test_refused_run_exits_3(workspace: Path) -> None:
     script = [_tool_call("write_file", {"path": "x.py", "content": "1"})] * 3
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
-            "run", "write x", "--base-url", server.base_url, "--model", "scripted", "--level", "0",
-            "--workspace", str(workspace),
-        )  # fmt: skip
+            "run",
+            "write x",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "0",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--level 2" in done.stdout + done.stderr
     assert not (workspace / "x.py").exists()
@@ -138,9 +156,18 @@ def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> N
     ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
-            "run", "fix the failing test", "--base-url", server.base_url, "--model", "scripted",
-            "--level", "3", "--yes", "--workspace", str(workspace),
-        )  # fmt: skip
+            "run",
+            "fix the failing test",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "3",
+            "--yes",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "check failed: python -m pytest" in done.stdout
     assert "not verified: the tests failed when Chrysalis ran" in done.stdout

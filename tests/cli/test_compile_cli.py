@@ -59,9 +59,21 @@ def project(tmp_path: Path) -> Path:
 def compile_with_server(project: Path, *args: str) -> Any:
     with ScriptedOpenAIServer(adder, max_requests=500) as server:
         return chrysalis(
-            "compile", "qa.py:add", "--train", "train.jsonl", "--model", "fake", "--base-url", server.base_url,
-            "--iterations", "1", "--children", "2", *args, cwd=project,
-        )  # fmt: skip
+            "compile",
+            "qa.py:add",
+            "--train",
+            "train.jsonl",
+            "--model",
+            "fake",
+            "--base-url",
+            server.base_url,
+            "--iterations",
+            "1",
+            "--children",
+            "2",
+            *args,
+            cwd=project,
+        )
 
 
 def test_compile_saves_an_archive_that_archive_show_prints(project: Path) -> None:
@@ -80,9 +92,20 @@ def test_compile_saves_an_archive_that_archive_show_prints(project: Path) -> Non
 def test_compile_of_a_shorthand_string_with_the_exact_metric(project: Path) -> None:
     with ScriptedOpenAIServer(adder, max_requests=500) as server:
         done = chrysalis(
-            "compile", "qa.py:shorthand", "--train", "train.jsonl", "--model", "fake", "--base-url",
-            server.base_url, "--iterations", "0", "--rollouts", "40", cwd=project,
-        )  # fmt: skip
+            "compile",
+            "qa.py:shorthand",
+            "--train",
+            "train.jsonl",
+            "--model",
+            "fake",
+            "--base-url",
+            server.base_url,
+            "--iterations",
+            "0",
+            "--rollouts",
+            "40",
+            cwd=project,
+        )
     assert done.returncode == 0, done.stderr
     assert "saved as archive 'Shorthand'" in done.stdout
 

@@ -82,8 +82,13 @@ def test_bash_completes_a_subgroups_commands_and_the_values_of_mode_and_level() 
 def test_zsh_and_fish_complete_subcommands_with_their_help() -> None:
     zsh = "\n".join(complete({"_CHRYSALIS_COMPLETE": "complete_zsh", "_TYPER_COMPLETE_ARGS": "chrysalis se"}))
     assert '"serve":"Serve the agent' in zsh and '"sessions":"Conversations' in zsh
-    fish = complete({"_CHRYSALIS_COMPLETE": "complete_fish", "_TYPER_COMPLETE_FISH_ACTION": "get-args",
-                     "_TYPER_COMPLETE_ARGS": "chrysalis se"})  # fmt: skip
+    fish = complete(
+        {
+            "_CHRYSALIS_COMPLETE": "complete_fish",
+            "_TYPER_COMPLETE_FISH_ACTION": "get-args",
+            "_TYPER_COMPLETE_ARGS": "chrysalis se",
+        }
+    )
     assert [line.split("\t")[0] for line in fish] == ["serve", "sessions"]
 
 

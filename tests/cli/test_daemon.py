@@ -102,8 +102,11 @@ def test_ctrl_c_reaches_the_run_in_the_daemon(daemon: int, chrysalis_home: Path,
         with ScriptedOpenAIServer([ScriptedReply(text="too late", held=True)], max_seconds=CLI_HANG_GUARD) as server:
             process = subprocess.Popen(
                 [*CHRYSALIS, "run", "say hi", "--base-url", server.base_url, "--model", model],
-                cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            )  # fmt: skip
+                cwd=workspace,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
 
             def stop_the_server_when_the_run_exits() -> None:
                 process.wait()

@@ -186,13 +186,22 @@ def test_versions_come_from_metadata_and_a_pin_that_differs_says_what_to_install
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     installed = report_for(workspace)["sections"]["versions"]["installed"]
-    assert set(installed) >= {"python", "chrysalis-forge", "pydantic-ai-slim", "llama-cpp-python", "dbos", "mcp",
-                              "agent-client-protocol"}  # fmt: skip
+    assert set(installed) >= {
+        "python",
+        "chrysalis-forge",
+        "pydantic-ai-slim",
+        "llama-cpp-python",
+        "dbos",
+        "mcp",
+        "agent-client-protocol",
+    }
     assert installed["mcp"] == "2.3.0"
     monkeypatch.setattr(doctor_cmd, "_required_pins", lambda: {"mcp": "9.9.9"})
     [problem] = problems_of(report_for(workspace), "versions")
-    assert problem == {"problem": "mcp 2.3.0, but chrysalis-forge needs mcp==9.9.9",
-                       "fix": "pip install 'mcp==9.9.9' (or make setup in a checkout)"}  # fmt: skip
+    assert problem == {
+        "problem": "mcp 2.3.0, but chrysalis-forge needs mcp==9.9.9",
+        "fix": "pip install 'mcp==9.9.9' (or make setup in a checkout)",
+    }
 
 
 def test_the_text_shows_each_problem_with_its_fix_and_problems_other_than_the_sandbox_keep_exit_0(

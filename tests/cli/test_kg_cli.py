@@ -59,8 +59,13 @@ def test_query_reads_this_workspace_and_global_as_a_table_or_json(
     code, out, _ = cli(capsys, "kg", "query", "SELECT ?s ?o WHERE { ?s ?p ?o } ORDER BY ?s ?o", *ws)
     assert code == 0
     # SPARQL orders IRIs before literals
-    assert out.splitlines() == ["?s | ?o", "parser.py | lexer.py", 'parser.py | "Builds the [tree]"',
-                                "ruff | Python", "(3 rows)"]  # fmt: skip
+    assert out.splitlines() == [
+        "?s | ?o",
+        "parser.py | lexer.py",
+        'parser.py | "Builds the [tree]"',
+        "ruff | Python",
+        "(3 rows)",
+    ]
     code, out, _ = cli(capsys, "kg", "query", "ASK { kg:beta.py ?p ?o }", "--json", *ws)
     assert code == 0 and json.loads(out) == {"head": {}, "boolean": False}  # beta's graph is not this workspace's
     code, out, _ = cli(capsys, "kg", "query", "SELECT ?o WHERE { kg:ruff kg:formats ?o }", "--json", *ws)

@@ -27,16 +27,31 @@ def configure(workspace: Path, text: str) -> None:
 def log(stores: Stores, model: str, kind: str, successes: int, failures: int, profile: str = "all") -> None:
     for i in range(successes + failures):
         stores.evals.log(
-            run_id=f"r{i}", profile=profile, task_type=kind, model=model, success=i < successes,
-            duration_ms=100.0, cost_usd=0.002 if model == MINI else 0.0, input_tokens=10, output_tokens=1,
-        )  # fmt: skip
+            run_id=f"r{i}",
+            profile=profile,
+            task_type=kind,
+            model=model,
+            success=i < successes,
+            duration_ms=100.0,
+            cost_usd=0.002 if model == MINI else 0.0,
+            input_tokens=10,
+            output_tokens=1,
+        )
 
 
 def run_auto(workspace: Path, server: ScriptedOpenAIServer, *extra: str) -> list[dict[str, Any]]:
     done = chrysalis(
-        "run", "explain calc.py", "--json", "--model", "auto", "--base-url", server.base_url,
-        "--workspace", str(workspace), *extra,
-    )  # fmt: skip
+        "run",
+        "explain calc.py",
+        "--json",
+        "--model",
+        "auto",
+        "--base-url",
+        server.base_url,
+        "--workspace",
+        str(workspace),
+        *extra,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -56,8 +71,9 @@ def test_auto_run_says_what_it_picked_and_the_record_closes_the_loop(workspace: 
         assert [(r.model, r.runs, r.successes) for r in stores.evals.by_model()] == [(start["model"], 1, 1)]
     # The human view names the pick too.
     with ScriptedOpenAIServer(["It subtracts."]) as server:
-        done = chrysalis("run", "explain calc.py", "--model", "auto", "--base-url", server.base_url,
-                         "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run", "explain calc.py", "--model", "auto", "--base-url", server.base_url, "--workspace", str(workspace)
+        )
     assert done.returncode == 0, done.stderr
     assert "auto picked model-" in done.stdout and "tools: all (the default" in done.stdout
 
@@ -130,10 +146,26 @@ def test_learned_table_rows_posteriors_profiles_and_the_preferred_model(tmp_path
         log(stores, LOCAL, "explain", 3, 0, profile="all")
         text = render(stores, [LOCAL, MINI])
     # task type, model, runs, success, posterior mean, mean USD, best profile, auto
-    assert cells(text, MINI, "fix") == ["fix", MINI, "8", "88%", f"{(1 + 7) / (3 + 8):.2f}", "0.0020", "editor",
-                                        "◀ preferred"]  # fmt: skip
-    assert cells(text, LOCAL, "fix") == ["fix", LOCAL, "4", "25%", f"{(2 + 1) / (3 + 4):.2f}", "0.0000", "coder",
-                                         "candidate"]  # fmt: skip
+    assert cells(text, MINI, "fix") == [
+        "fix",
+        MINI,
+        "8",
+        "88%",
+        f"{(1 + 7) / (3 + 8):.2f}",
+        "0.0020",
+        "editor",
+        "◀ preferred",
+    ]
+    assert cells(text, LOCAL, "fix") == [
+        "fix",
+        LOCAL,
+        "4",
+        "25%",
+        f"{(2 + 1) / (3 + 4):.2f}",
+        "0.0000",
+        "coder",
+        "candidate",
+    ]
     # A candidate with no runs of a task type is shown with its prior; the cheaper one is preferred.
     assert cells(text, MINI, "explain")[2:] == ["0", "-", f"{1 / 3:.2f}", "-", "-", "candidate"]
     assert cells(text, LOCAL, "explain")[-1] == "◀ preferred"

@@ -130,8 +130,9 @@ def test_reindex_with_a_provider_gives_its_vectors_to_every_memory(
         assert code == 0 and json.loads(out)["without_vectors"] == 2
         code, out, _ = cli(capsys, "memory", "reindex")
         assert (code, out.strip()) == (
-            0, "Embedded 3 of 3 memories with openai-compatible:fake-embed-64 (those without its vectors)."
-        )  # fmt: skip
+            0,
+            "Embedded 3 of 3 memories with openai-compatible:fake-embed-64 (those without its vectors).",
+        )
         code, out, _ = cli(capsys, "memory", "search", "tests", "--json", "--workspace", str(workspace))
     found = json.loads(out)
     assert (found["ranking"], found["without_vectors"], found["hits"][0]["id"]) == ("hybrid", 0, saved["here"])

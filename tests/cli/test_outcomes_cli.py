@@ -11,11 +11,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.events import ErrorEvent, Event
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.app import main
 from chrysalis.config import load_settings
 from chrysalis.errors import InternalError
+from chrysalis.events import ErrorEvent, Event
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import assert_clean_error, chrysalis
 
@@ -28,8 +28,20 @@ def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> No
         "Wrote hello.txt.",
     ]
     with ScriptedOpenAIServer(script) as server:
-        done = chrysalis("run", "write hello.txt", "--base-url", server.base_url, "--model", "scripted",
-                         "--level", "2", "--yes", "--json", "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run",
+            "write hello.txt",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "2",
+            "--yes",
+            "--json",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     final = json.loads(done.stdout.splitlines()[-1])
     assert final["type"] == "final" and final["success"] is True and final["verified"] is None
@@ -38,8 +50,18 @@ def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> No
 
 def test_a_budget_on_an_unpriced_model_exits_2_naming_the_model_and_the_prices_table(workspace: Path) -> None:
     with ScriptedOpenAIServer(["never sent"]) as server:
-        done = chrysalis("run", "hi", "--base-url", server.base_url, "--model", "bench", "--budget", "0.05",
-                         "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run",
+            "hi",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "bench",
+            "--budget",
+            "0.05",
+            "--workspace",
+            str(workspace),
+        )
         assert server.requests == []
     assert_clean_error(done, 2)
     shown = done.stdout + done.stderr
@@ -51,8 +73,19 @@ def test_a_priced_model_from_the_prices_table_is_charged_and_stopped_by_its_budg
     (workspace / ".chrysalis" / "config.toml").write_text('[prices]\n"bench" = { input = 100000.0, output = 0.0 }\n')
     script: list[ScriptedReply | str] = [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), "done"]
     with ScriptedOpenAIServer(script) as server:
-        done = chrysalis("run", "look", "--base-url", server.base_url, "--model", "bench", "--budget", "0.01",
-                         "--json", "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run",
+            "look",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "bench",
+            "--budget",
+            "0.01",
+            "--json",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 1, done.stdout + done.stderr
     error = json.loads(done.stdout.splitlines()[-1])
     assert error["type"] == "error" and error["reason"] == "budget"
@@ -72,8 +105,7 @@ def test_an_unexpected_exception_in_a_run_is_reported_as_a_bug_with_its_tracebac
         raise KeyError("no such part")  # stands for a bug of ours inside the loop
 
     events: list[Event] = []
-    session = AgentSession(load_settings({"workspace": workspace}), model=FunctionModel(broken),
-                           on_event=events.append)  # fmt: skip
+    session = AgentSession(load_settings({"workspace": workspace}), model=FunctionModel(broken), on_event=events.append)
     with pytest.raises(InternalError) as caught:
         asyncio.run(session.run("look"))
     session.close()

@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.console import Console
 
-from chrysalis.agent.events import Check, Event, RunResult, Start, TextDelta, ToolCall
 from chrysalis.cli.render import RichRenderer
+from chrysalis.events import Check, Event, RunResult, Start, TextDelta, ToolCall
 
 
 def render(*events: Event) -> str:
@@ -20,8 +20,16 @@ def render(*events: Event) -> str:
 
 
 def final(output: str) -> RunResult:
-    return RunResult(run_id="r", output=output, success=True, steps=2, input_tokens=10, output_tokens=5,
-                 cost_usd=0.0, duration_ms=1500.0)  # fmt: skip
+    return RunResult(
+        run_id="r",
+        output=output,
+        success=True,
+        steps=2,
+        input_tokens=10,
+        output_tokens=5,
+        cost_usd=0.0,
+        duration_ms=1500.0,
+    )
 
 
 def test_streamed_pieces_join_on_one_line_and_the_answer_is_not_repeated() -> None:
@@ -46,8 +54,18 @@ def test_text_before_a_tool_call_ends_its_line_and_an_unstreamed_answer_is_print
 
 
 def start(**extra: Any) -> Start:
-    return Start(run_id="r", task="t", model="model-b", mode="code", level=2, workspace="/ws", task_type="fix",
-                 profile="coder", profile_reason="the default for embedded models", **extra)  # fmt: skip
+    return Start(
+        run_id="r",
+        task="t",
+        model="model-b",
+        mode="code",
+        level=2,
+        workspace="/ws",
+        task_type="fix",
+        profile="coder",
+        profile_reason="the default for embedded models",
+        **extra,
+    )
 
 
 def test_start_names_the_tool_profile_and_why() -> None:
@@ -61,10 +79,26 @@ def test_start_under_auto_says_which_model_was_picked() -> None:
 
 
 def test_the_answer_is_not_repeated_after_the_final_check_and_a_failed_check_says_why() -> None:
-    check = Check(run_id="r", command="python -m pytest -q", passed=False, exit_code=1, sandboxed=True,
-                  report="exit code 1\nFAILED tests/test_calc.py::test_subtract - assert 8 == 2")  # fmt: skip
-    failed = RunResult(run_id="r", output="Fixed subtract.", success=False, steps=2, input_tokens=10, output_tokens=5,
-                       cost_usd=0.0, duration_ms=1500.0, verified=False, problem="the tests failed")  # fmt: skip
+    check = Check(
+        run_id="r",
+        command="python -m pytest -q",
+        passed=False,
+        exit_code=1,
+        sandboxed=True,
+        report="exit code 1\nFAILED tests/test_calc.py::test_subtract - assert 8 == 2",
+    )
+    failed = RunResult(
+        run_id="r",
+        output="Fixed subtract.",
+        success=False,
+        steps=2,
+        input_tokens=10,
+        output_tokens=5,
+        cost_usd=0.0,
+        duration_ms=1500.0,
+        verified=False,
+        problem="the tests failed",
+    )
     shown = render(TextDelta(run_id="r", text="Fixed subtract."), check, failed)
     assert shown.count("Fixed subtract.") == 1
     assert "✗ check failed: python -m pytest -q (sandbox), exit code 1" in shown
@@ -72,8 +106,18 @@ def test_the_answer_is_not_repeated_after_the_final_check_and_a_failed_check_say
 
 
 def test_a_sub_agents_events_show_nested_under_the_parent() -> None:
-    child = Start(run_id="c", task="fix calc.py", model="m", mode="code", level=2, workspace="/ws", task_type="fix",
-                  profile="editor", profile_reason="spawned", parent_run_id="r")  # fmt: skip
+    child = Start(
+        run_id="c",
+        task="fix calc.py",
+        model="m",
+        mode="code",
+        level=2,
+        workspace="/ws",
+        task_type="fix",
+        profile="editor",
+        profile_reason="spawned",
+        parent_run_id="r",
+    )
     shown = render(
         TextDelta(run_id="r", text="thinking aloud"),
         child,

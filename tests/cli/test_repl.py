@@ -22,8 +22,10 @@ def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, i
 
 
 def test_design_slash_commands_are_all_there() -> None:
-    expected = ("/help /mode /level /priority /model /context /compact /undo /cost /evolve /resume /fork /subscribe "
-                "/unsubscribe /exit").split()  # fmt: skip
+    expected = (
+        "/help /mode /level /priority /model /context /compact /undo /cost /evolve /resume /fork /subscribe "
+        "/unsubscribe /exit"
+    ).split()
     assert list(SLASH_COMMANDS) == expected  # DESIGN.md's, and issue 16's /resume, /fork, /subscribe, /unsubscribe
 
 

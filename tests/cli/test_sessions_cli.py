@@ -21,8 +21,7 @@ HANG_GUARD = 300.0
 
 
 def run_on(server: ScriptedOpenAIServer, workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return chrysalis("run", *args, "--base-url", server.base_url, "--model", "scripted", "--workspace",
-                     str(workspace))  # fmt: skip
+    return chrysalis("run", *args, "--base-url", server.base_url, "--model", "scripted", "--workspace", str(workspace))
 
 
 def contents(request: dict[str, Any], role: str) -> list[str]:
@@ -49,8 +48,16 @@ def test_a_run_interrupted_by_ctrl_c_is_continued_with_what_it_had_done(workspac
     # The second reply is held until the run has exited, so Ctrl-C arrives while that request is in flight.
     script = [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), ScriptedReply(text="late", held=True)]
     with ScriptedOpenAIServer(script, max_seconds=HANG_GUARD) as server:
-        args = ["run", "look at calc.py", "--base-url", server.base_url, "--model", "scripted", "--workspace",
-                str(workspace)]  # fmt: skip
+        args = [
+            "run",
+            "look at calc.py",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--workspace",
+            str(workspace),
+        ]
         reached, done = interrupted_run(args, server, after_requests=2, home=chrysalis_home, guard=HANG_GUARD)
     assert reached and done.returncode == 130, done.stdout + done.stderr
 
@@ -63,8 +70,9 @@ def test_a_run_interrupted_by_ctrl_c_is_continued_with_what_it_had_done(workspac
 
 
 def test_sessions_lists_and_exports_them(workspace: Path, tmp_path: Path) -> None:
-    with ScriptedOpenAIServer([ScriptedReply.tool_call("read_file", {"path": "calc.py"}), "it adds"],
-                              max_seconds=HANG_GUARD) as server:  # fmt: skip
+    with ScriptedOpenAIServer(
+        [ScriptedReply.tool_call("read_file", {"path": "calc.py"}), "it adds"], max_seconds=HANG_GUARD
+    ) as server:
         done = run_on(server, workspace, "explain calc.py")
     assert done.returncode == 0, done.stdout + done.stderr
     listed = chrysalis("sessions", "--json")
@@ -99,8 +107,9 @@ def test_sessions_lists_and_exports_them(workspace: Path, tmp_path: Path) -> Non
     ],
 )
 def test_bad_session_input_exits_2_naming_it(workspace: Path, args: list[str], needles: list[str]) -> None:
-    assert_clean_error(chrysalis(*args, "--workspace", str(workspace)) if args[0] == "run" else chrysalis(*args),
-                       2, *needles)  # fmt: skip
+    assert_clean_error(
+        chrysalis(*args, "--workspace", str(workspace)) if args[0] == "run" else chrysalis(*args), 2, *needles
+    )
 
 
 def test_a_bad_session_flag_in_json_mode_is_one_error_line(workspace: Path) -> None:
@@ -112,6 +121,7 @@ def test_a_bad_session_flag_in_json_mode_is_one_error_line(workspace: Path) -> N
 
 
 def test_the_help_names_the_session_flags() -> None:
-    done = subprocess.run([*CHRYSALIS, "run", "--help"], capture_output=True, text=True, check=True,
-                          env={**os.environ, "COLUMNS": "200"})  # fmt: skip
+    done = subprocess.run(
+        [*CHRYSALIS, "run", "--help"], capture_output=True, text=True, check=True, env={**os.environ, "COLUMNS": "200"}
+    )
     assert all(flag in done.stdout for flag in ("--continue", "--resume", "--fork", "--subscribe"))

@@ -50,13 +50,28 @@ def test_list_json(skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
     assert skills_list_command({}, json_output=True) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows == [
-        {"name": "deploy", "description": "Deploy this project. Use when asked to ship.", "where": "workspace",
-         "path": str(project.resolve() / "deploy" / "SKILL.md"), "shadowed": False},
-        {"name": "deploy", "description": "Deploy anything.", "where": "user",
-         "path": str(user / "deploy" / "SKILL.md"), "shadowed": True},
-        {"name": "notes", "description": "Keep notes.", "where": "user", "path": str(user / "notes" / "SKILL.md"),
-         "shadowed": False},
-    ]  # fmt: skip
+        {
+            "name": "deploy",
+            "description": "Deploy this project. Use when asked to ship.",
+            "where": "workspace",
+            "path": str(project.resolve() / "deploy" / "SKILL.md"),
+            "shadowed": False,
+        },
+        {
+            "name": "deploy",
+            "description": "Deploy anything.",
+            "where": "user",
+            "path": str(user / "deploy" / "SKILL.md"),
+            "shadowed": True,
+        },
+        {
+            "name": "notes",
+            "description": "Keep notes.",
+            "where": "user",
+            "path": str(user / "notes" / "SKILL.md"),
+            "shadowed": False,
+        },
+    ]
 
 
 def test_list_with_no_skills_says_where_to_put_them(
@@ -140,10 +155,15 @@ def test_the_commands_as_a_user_runs_them(workspace: Path, chrysalis_home: Path)
     linted = chrysalis("skills", "lint", *ws, cwd=workspace)
     assert linted.returncode == 2 and "Traceback" not in linted.stdout + linted.stderr
     assert linted.stdout.startswith(".chrysalis/skills/broken/SKILL.md:3: a plain value may not hold ': '")
-    assert_clean_error(chrysalis("skills", "show", "nope", *ws, cwd=workspace), 2, "No skill is named 'nope'",
-                       "The skills are: deploy.")  # fmt: skip
-    assert_clean_error(chrysalis("skills", "lint", str(workspace / "missing"), cwd=workspace), 2, "missing",
-                       "no such file or folder")  # fmt: skip
+    assert_clean_error(
+        chrysalis("skills", "show", "nope", *ws, cwd=workspace),
+        2,
+        "No skill is named 'nope'",
+        "The skills are: deploy.",
+    )
+    assert_clean_error(
+        chrysalis("skills", "lint", str(workspace / "missing"), cwd=workspace), 2, "missing", "no such file or folder"
+    )
     assert "skills" in chrysalis("--help").stdout
 
 
@@ -153,8 +173,17 @@ def test_a_run_over_the_wire_sends_the_body_only_after_the_model_asks(workspace:
     add_skill(project, "broken", text="---\nname: broken\n")
     script = [ScriptedReply.tool_call("skill", {"name": "deploy"}), ScriptedReply(text="Shipped.")]
     with ScriptedOpenAIServer(script) as server:
-        done = chrysalis("run", "ship it", "--json", "--base-url", server.base_url, "--model", "scripted",
-                         "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run",
+            "ship it",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 0, done.stderr
     assert "skill left out: " in done.stderr and "broken/SKILL.md:1:" in done.stderr
     first, second = (json.dumps(request) for request in server.requests)

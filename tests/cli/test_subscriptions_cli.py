@@ -23,8 +23,7 @@ def system_message(request: dict[str, Any]) -> str:
 def test_subscribed_files_reach_the_model_fresh_and_last_across_continue(workspace: Path) -> None:
     with ScriptedOpenAIServer(["it adds", "now it subtracts"], max_seconds=HANG_GUARD) as server:
         base = ("--base-url", server.base_url, "--model", "scripted", "--workspace", str(workspace))
-        first = chrysalis("run", "what does calc.py do?", *base, "--subscribe", "calc.py",
-                          "--subscribe", "docs/*.md")  # fmt: skip
+        first = chrysalis("run", "what does calc.py do?", *base, "--subscribe", "calc.py", "--subscribe", "docs/*.md")
         assert first.returncode == 0, first.stdout + first.stderr
         assert "warning: --subscribe docs/*.md: 'docs/*.md' matches no file now; kept" in first.stderr
         (workspace / "calc.py").write_text("def subtract(a, b):\n    return a - b\n")
@@ -48,10 +47,12 @@ def test_subscribed_files_reach_the_model_fresh_and_last_across_continue(workspa
         (["--subscribe", "/etc/passwd"], ["--subscribe /etc/passwd: '/etc/passwd' is an absolute path outside"]),
         (["--subscribe", "calc.py", "--subscribe", "nope.py"], ["--subscribe nope.py: 'nope.py' does not exist"]),
         (["--subscribe", "tests"], ["--subscribe tests: 'tests' is a folder; subscribe to a glob"]),
-        (["--subscribe", "calc.py", "--durable"], ["--durable starts a new conversation on a worker, without "
-                                                   "subscriptions: drop --subscribe"]),
+        (
+            ["--subscribe", "calc.py", "--durable"],
+            ["--durable starts a new conversation on a worker, without subscriptions: drop --subscribe"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_subscriptions_exit_2_naming_them_and_subscribe_nothing(
     workspace: Path, chrysalis_home: Path, args: list[str], needles: list[str]
 ) -> None:

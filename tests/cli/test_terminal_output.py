@@ -31,8 +31,12 @@ def test_a_run_on_a_terminal_shows_no_banner_of_the_libraries(chrysalis_home: Pa
     with ScriptedOpenAIServer(["all done"]) as server:
         process = subprocess.Popen(
             [*CHRYSALIS, "run", "say done", "--base-url", server.base_url, "--model", "bench", "--level", "0"],
-            cwd=workspace, env=env, stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary,
-        )  # fmt: skip
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=secondary,
+            stderr=secondary,
+        )
         os.close(secondary)
         screen = _read_all(primary)
         assert process.wait(timeout=CLI_HANG_GUARD) == 0, screen

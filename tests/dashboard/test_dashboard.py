@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from chrysalis.agent.events import Start
 from chrysalis.config import load_settings
+from chrysalis.events import Start
 from chrysalis.server.dashboard import HEADERS, create_app
 from chrysalis.server.dashboard_pages import QUIET_S, run_page, runs_page
 from chrysalis.stores import Stores
@@ -66,9 +66,13 @@ def test_every_reply_forbids_scripts_and_outside_sources(client: TestClient) -> 
 
 
 def test_empty_stores_say_which_command_fills_each_page(client: TestClient) -> None:
-    expected = {"/": 'chrysalis run "TASK"', "/stats": 'chrysalis run "TASK"',
-                "/archive": "chrysalis compile FILE.py:NAME --train data.jsonl",
-                "/decompositions": 'chrysalis decompose "TASK"', "/queue": 'chrysalis submit "TASK"'}  # fmt: skip
+    expected = {
+        "/": 'chrysalis run "TASK"',
+        "/stats": 'chrysalis run "TASK"',
+        "/archive": "chrysalis compile FILE.py:NAME --train data.jsonl",
+        "/decompositions": 'chrysalis decompose "TASK"',
+        "/queue": 'chrysalis submit "TASK"',
+    }
     for path, command in expected.items():
         reply = client.get(path)
         assert reply.status_code == 200
@@ -87,8 +91,14 @@ def test_runs_and_a_runs_events_in_order(seeded: Path, client: TestClient) -> No
     run = client.get("/runs/run-ok-1")
     assert run.status_code == 200
     rows = re.findall(r"<tr><td class=\"num\">(\d+)</td><td class=\"num\">[^<]*</td><td>([^<]+)</td>", run.text)
-    assert rows == [("1", "start"), ("2", "model_call"), ("3", "tool_call"), ("4", "tool_result"),
-                    ("5", "text_delta ×2"), ("6", "final")]  # fmt: skip
+    assert rows == [
+        ("1", "start"),
+        ("2", "model_call"),
+        ("3", "tool_call"),
+        ("4", "tool_result"),
+        ("5", "text_delta ×2"),
+        ("6", "final"),
+    ]
     body = text(run.text)
     assert "The bug is fixed." in body and "read_file" in body and "1200 in / 80 out" in body
 
@@ -148,17 +158,39 @@ def test_pages_of_what_still_changes_reload_themselves(seeded: Path, client: Tes
     for path in ("/queue/q-done", "/", "/runs/run-ok-1", "/runs/run-err-2", "/stats"):
         assert REFRESH not in client.get(path).text  # finished runs, a table of past outcomes
     with Stores.open(seeded) as stores:
-        start = Start(run_id="run-live", ts=time.time(), task="Still going", model="local:m", mode="code", level=2,
-                      workspace="/ws", task_type="fix", profile="coder", profile_reason="default")  # fmt: skip
+        start = Start(
+            run_id="run-live",
+            ts=time.time(),
+            task="Still going",
+            model="local:m",
+            mode="code",
+            level=2,
+            workspace="/ws",
+            task_type="fix",
+            profile="coder",
+            profile_reason="default",
+        )
         stores.traces.record("run-live", start.to_json())
     assert REFRESH in client.get("/runs/run-live").text and REFRESH in client.get("/").text
 
 
 def test_a_run_silent_too_long_stops_reloading(seeded: Path) -> None:
     with Stores.open(seeded) as stores:
-        stores.traces.record("run-killed", Start(run_id="run-killed", ts=1_000.0, task="t", model="m", mode="code",
-                             level=2, workspace="/ws", task_type="fix", profile="coder",
-                             profile_reason="default").to_json())  # fmt: skip
+        stores.traces.record(
+            "run-killed",
+            Start(
+                run_id="run-killed",
+                ts=1_000.0,
+                task="t",
+                model="m",
+                mode="code",
+                level=2,
+                workspace="/ws",
+                task_type="fix",
+                profile="coder",
+                profile_reason="default",
+            ).to_json(),
+        )
         (summary,) = [run for run in stores.traces.runs() if run.run_id == "run-killed"]
     assert summary.status == "unfinished"
     assert REFRESH in run_page(summary, [], now=1_000.0 + QUIET_S - 1)

@@ -32,8 +32,16 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PAGES = {
     "runs": ("/", ["run-ok-1", "run-err-2", "plan-3", "0.0123", "succeeded", "stopped"]),
     "run": ("/runs/run-ok-1", ["Fix the <script>alert('pwned')</script> bug", "1200 in / 80 out", "The bug is fixed."]),
@@ -42,7 +50,7 @@ PAGES = {
     "decompositions": ("/decompositions", ["Write tests for lexer.py", "pytest failed twice", "decompose@0, spawn@1"]),
     "queue": ("/queue", ["q-waiting", "q-done", "Queued <b>task</b>", "high", "cancelled 1"]),
     "queued-run": ("/queue/q-done", ["forty-two", "read_file", "w-1"]),
-}  # fmt: skip
+}
 """Each page: its path and text the seeded stores put on it (as text: markup in a task shows as written)."""
 
 _COLOURS = """async (src) => {
@@ -69,9 +77,15 @@ def dashboard(seeded: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """
     with RunStore(open_engine(database_url(load_settings({})))) as runs:
         runs.set_status("q-waiting", "cancelled")
-    process = subprocess.Popen([*CHRYSALIS, "ui", "--port", "0"], env=dict(os.environ), text=True,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    process = subprocess.Popen(
+        [*CHRYSALIS, "ui", "--port", "0"],
+        env=dict(os.environ),
+        text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], CLI_HANG_GUARD)

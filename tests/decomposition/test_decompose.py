@@ -14,10 +14,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import chrysalis
-from chrysalis.agent.events import Event, PlanEnd, PlanNodeEvent, Start
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.decomposition.run import Decomposer, DecompositionResult, leaf_profile
+from chrysalis.events import Event, PlanEnd, PlanNodeEvent, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import assert_clean_error
 from tests.helpers import chrysalis as chrysalis_cli
@@ -87,8 +87,12 @@ def nodes(events: list[Event]) -> dict[str, PlanNodeEvent]:
 
 
 def test_a_task_splits_into_a_tree_whose_leaves_run_as_sub_agents_and_merge(workspace: Path) -> None:
-    world = World({"build the report": split("gather the numbers", "write the summary"),
-                   "gather the numbers": split("read sales.csv", "read costs.csv")})  # fmt: skip
+    world = World(
+        {
+            "build the report": split("gather the numbers", "write the summary"),
+            "gather the numbers": split("read sales.csv", "read costs.csv"),
+        }
+    )
     result, events = decompose(workspace, world, "build the report", priority="fast")
 
     assert result.success
@@ -120,8 +124,10 @@ def test_a_breadth_explosion_rolls_back_to_the_checkpoint_and_runs_the_node_whol
     result, events = decompose(workspace, World(wide), "root", priority="cheap")  # cheap: max breadth 4
 
     assert result.success and result.phenotype.breadth <= 4
-    assert result.explosions == [f"breadth at {nodes_by_task(events)['p3'].node_id}",
-                                 f"breadth at {nodes_by_task(events)['p4'].node_id}"]  # fmt: skip
+    assert result.explosions == [
+        f"breadth at {nodes_by_task(events)['p3'].node_id}",
+        f"breadth at {nodes_by_task(events)['p4'].node_id}",
+    ]
     final = nodes_by_task(events)
     assert final["p3"].op == "inline" and "rolled back" in details(events, "p3")
     assert final["p3a"].status == "pruned" and final["p4b"].status == "pruned"
@@ -158,8 +164,16 @@ def test_each_split_is_voted_at_the_prioritys_level(workspace: Path) -> None:
 def test_spending_past_the_cost_limit_cancels_the_leaves_still_to_run(workspace: Path) -> None:
     world = World({"root": split("one", "two", "three")})
     prices = {"world": {"input": 50_000.0, "output": 50_000.0}}  # a few cents per request
-    result, events = decompose(workspace, world, "root", priority="cheap", model="world",
-                               base_url="http://127.0.0.1:9/v1", prices=prices, concurrency=1)  # fmt: skip
+    result, events = decompose(
+        workspace,
+        world,
+        "root",
+        priority="cheap",
+        model="world",
+        base_url="http://127.0.0.1:9/v1",
+        prices=prices,
+        concurrency=1,
+    )
     statuses = [n.status for n in nodes(events).values() if n.task in ("one", "two", "three")]
     assert "cancelled" in statuses and not result.success
     assert any(e.startswith("cost") for e in result.explosions)
@@ -235,8 +249,21 @@ def test_the_cli_streams_plan_events_as_json(workspace: Path, chrysalis_home: Pa
         return "looked"
 
     with ScriptedOpenAIServer(reply) as server:
-        done = chrysalis_cli("decompose", "top", "--json", "--model", "m", "--base-url", server.base_url,
-                             "--level", "1", "--mode", "ask", "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis_cli(
+            "decompose",
+            "top",
+            "--json",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--level",
+            "1",
+            "--mode",
+            "ask",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     kinds = [line["type"] for line in lines]

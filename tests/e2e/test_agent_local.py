@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.agent.events import Event, ToolCall, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import Event, ToolCall, ToolResultEvent
 from tests.helpers import E2E_MODEL
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("real_model_cache")]
@@ -38,10 +38,27 @@ def test_the_agent_makes_a_real_tool_call_on_the_embedded_model(workspace: Path)
 
 def test_chrysalis_run_json_on_the_embedded_model(workspace: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "chrysalis", "run", "Use list_dir to list the files in the workspace.", "--json",
-         "--model", f"local:{E2E_MODEL}", "--level", "0", "--max-steps", "4", "--workspace", str(workspace)],
-        capture_output=True, text=True, timeout=600, env=dict(os.environ),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "chrysalis",
+            "run",
+            "Use list_dir to list the files in the workspace.",
+            "--json",
+            "--model",
+            f"local:{E2E_MODEL}",
+            "--level",
+            "0",
+            "--max-steps",
+            "4",
+            "--workspace",
+            str(workspace),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ),
+    )
     assert "Traceback" not in done.stderr, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["type"] == "start" and events[0]["model"] == f"local:{E2E_MODEL}"

@@ -27,9 +27,16 @@ def test_predict_returns_a_typed_answer_on_the_embedded_model() -> None:
 def test_a_small_compile_on_the_embedded_model_makes_a_usable_archive() -> None:
     rows = [{"question": f"{a} + {a + 3}", "answer": 2 * a + 3} for a in range(10, 16)]
     compiled = cf.compile(
-        cf.Predict(Sum), rows, model=f"local:{E2E_MODEL}", rollouts=16, k_demos=1, iterations=1, children=1,
-        mutations=("Be concise.",), generated=0,
-    )  # fmt: skip
+        cf.Predict(Sum),
+        rows,
+        model=f"local:{E2E_MODEL}",
+        rollouts=16,
+        k_demos=1,
+        iterations=1,
+        children=1,
+        mutations=("Be concise.",),
+        generated=0,
+    )
     archive = compiled.archive
     assert archive.points and archive.meta["rollouts"] <= 16 and archive.version == 1
     assert compiled.choose("cheap").point in archive.points

@@ -29,9 +29,14 @@ def test_unparseable_replies_are_paid_for() -> None:
 def test_compile_scores_unparseable_replies_as_failures_and_finishes() -> None:
     rows = [{"question": f"{i} + 1?", "answer": i + 1} for i in range(2)]
     compiled = cf.compile(
-        cf.Predict("question -> answer: int"), rows, model=garbage_model(500), k_demos=0, iterations=0, mutations=(),
+        cf.Predict("question -> answer: int"),
+        rows,
+        model=garbage_model(500),
+        k_demos=0,
+        iterations=0,
+        mutations=(),
         generated=0,
-    )  # fmt: skip
+    )
     point = compiled.archive.best
     assert point.phenotype.score == 0.0 and point.phenotype.errors == 2
 

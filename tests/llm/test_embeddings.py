@@ -35,8 +35,9 @@ SETTING = "embeddings = 'fake' (test)"
 
 
 def endpoint(server: EmbeddingServer, **options: Any) -> EndpointEmbedder:
-    return EndpointEmbedder("fake-embed", server.base_url, label="openai-compatible:fake-embed", setting=SETTING,
-                            retry=FAST, **options)  # fmt: skip
+    return EndpointEmbedder(
+        "fake-embed", server.base_url, label="openai-compatible:fake-embed", setting=SETTING, retry=FAST, **options
+    )
 
 
 def settings_for(workspace: Path, embeddings: str, **env: str) -> Settings:
@@ -134,14 +135,18 @@ def test_names_resolve_as_for_model_with_the_providers_key(workspace: Path) -> N
         first.embed(["x"])
         bare = build_embedder(settings_for(workspace, "nomic-embed-text", CHRYSALIS_BASE_URL=server.base_url))
         bare.embed(["y"])
-        ollama = build_embedder(settings_for(workspace, "ollama:nomic-embed-text"),
-                                environ={"OLLAMA_BASE_URL": server.base_url})  # fmt: skip
+        ollama = build_embedder(
+            settings_for(workspace, "ollama:nomic-embed-text"), environ={"OLLAMA_BASE_URL": server.base_url}
+        )
         ollama.embed(["z"])
     assert first.name == "openai-compatible:text-embedding-3-small-64"
     assert bare.name == "openai-compatible:nomic-embed-text-64" and ollama.name == "ollama:nomic-embed-text-64"
     auth = [(request.body["model"], request.headers.get("authorization")) for request in server.requests]
-    assert auth == [("text-embedding-3-small", "Bearer sk-from-env"), ("nomic-embed-text", "Bearer none"),
-                    ("nomic-embed-text", "Bearer ollama")]  # fmt: skip
+    assert auth == [
+        ("text-embedding-3-small", "Bearer sk-from-env"),
+        ("nomic-embed-text", "Bearer none"),
+        ("nomic-embed-text", "Bearer ollama"),
+    ]
 
 
 def test_the_setting_picks_the_embedder_and_loads_nothing(workspace: Path) -> None:
@@ -158,8 +163,9 @@ def test_the_setting_picks_the_embedder_and_loads_nothing(workspace: Path) -> No
 
 
 def test_a_failing_endpoint_never_loses_a_memory(stores: Stores) -> None:
-    memory = stores.memory.with_embedder(EndpointEmbedder("m", f"http://127.0.0.1:{closed_port()}/v1",
-                                                          setting=SETTING, retry=FAST))  # fmt: skip
+    memory = stores.memory.with_embedder(
+        EndpointEmbedder("m", f"http://127.0.0.1:{closed_port()}/v1", setting=SETTING, retry=FAST)
+    )
     kept = memory.keep("Logs are in /var/log/app.", GLOBAL_SCOPE)
     assert memory.get(kept.id) is not None
     assert "found by its words only" in kept.note and "could not reach" in kept.note and "reindex" in kept.note
@@ -250,9 +256,15 @@ def test_the_model_loads_on_first_use_once_for_every_embedder_and_frees_at_unloa
     LocalEmbedder(info, chrysalis_home).embed(["the data", "deploy it"])
     (llama,) = FakeLlama.made
     assert llama.model_path == str(weights_path(info, chrysalis_home))
-    assert llama.options | {"n_threads": 0} == {"embedding": True, "pooling_type": 1, "n_ctx": N_CTX,
-                                                 "n_batch": N_CTX, "n_ubatch": N_CTX, "n_threads": 0,
-                                                 "verbose": False}  # fmt: skip
+    assert llama.options | {"n_threads": 0} == {
+        "embedding": True,
+        "pooling_type": 1,
+        "n_ctx": N_CTX,
+        "n_batch": N_CTX,
+        "n_ubatch": N_CTX,
+        "n_threads": 0,
+        "verbose": False,
+    }
     assert llama.calls == [list(REFERENCE), ["run the tests"], ["the data", "deploy it"]]
     assert loaded_embedders() == [weights_path(info, chrysalis_home).resolve()]
     unload_embedders()

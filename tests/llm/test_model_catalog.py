@@ -44,10 +44,21 @@ def test_an_unknown_model_gets_a_card_guessed_from_its_name_and_price(
 
 
 def test_models_json_overrides_fields_and_adds_models(tmp_path: Path) -> None:
-    (tmp_path / "models.json").write_text(json.dumps({"models": {
-        "openai:gpt-4o-mini": {"strength": 5},
-        "my-server-model": {"capabilities": ["coding"], "cost_tier": "free", "speed": "fast", "context": 8192},
-    }}))  # fmt: skip
+    (tmp_path / "models.json").write_text(
+        json.dumps(
+            {
+                "models": {
+                    "openai:gpt-4o-mini": {"strength": 5},
+                    "my-server-model": {
+                        "capabilities": ["coding"],
+                        "cost_tier": "free",
+                        "speed": "fast",
+                        "context": 8192,
+                    },
+                }
+            }
+        )
+    )
     catalog = Catalog.load(tmp_path)
     mini = catalog.card("openai:gpt-4o-mini")
     assert mini.strength == 5 and mini.speed == "fast" and mini.source == "models.json"  # the rest stays built-in

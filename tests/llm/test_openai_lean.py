@@ -13,10 +13,13 @@ from chrysalis.llm.testing import ScriptedOpenAIServer
 MESSAGES: list[Any] = [
     {"role": "system", "content": "be brief"},
     {"role": "user", "content": "read chunk 1"},
-    {"role": "assistant", "content": None,
-     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"i": 1}'}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"i": 1}'}}],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "chunk 1: ok"},
-]  # fmt: skip
+]
 TOOLS: list[Any] = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
 
 

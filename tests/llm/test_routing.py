@@ -30,9 +30,16 @@ def stores(tmp_path: Path) -> Iterator[Stores]:
 def record(stores: Stores, model: str, task_type: str, successes: int, failures: int) -> None:
     for i in range(successes + failures):
         stores.evals.log(
-            run_id=f"r{i}", profile="all", task_type=task_type, model=model, success=i < successes,
-            duration_ms=100.0, cost_usd=0.0, input_tokens=10, output_tokens=1,
-        )  # fmt: skip
+            run_id=f"r{i}",
+            profile="all",
+            task_type=task_type,
+            model=model,
+            success=i < successes,
+            duration_ms=100.0,
+            cost_usd=0.0,
+            input_tokens=10,
+            output_tokens=1,
+        )
 
 
 def test_posterior_is_the_cost_prior_plus_the_record(stores: Stores) -> None:
@@ -197,8 +204,9 @@ def catalog_of(tmp_path: Path, models: dict[str, dict[str, object]]) -> Catalog:
 def test_a_task_that_needs_code_is_routed_only_among_models_that_can_code(stores: Stores, tmp_path: Path) -> None:
     catalog = catalog_of(tmp_path, {"openai:chatty": {"capabilities": ["tools"]}})
     router = ModelRouter(stores.evals, catalog=catalog)
-    choices = {router.choose("fix", ["openai:chatty", MINI], rng=random.Random(s), need={"coding"}).model
-               for s in range(20)}  # fmt: skip
+    choices = {
+        router.choose("fix", ["openai:chatty", MINI], rng=random.Random(s), need={"coding"}).model for s in range(20)
+    }
     assert choices == {MINI}
     choice = router.choose("fix", ["openai:chatty", MINI], rng=random.Random(0), need={"coding"})
     assert choice.dropped == ("openai:chatty",) and "left out (no coding): openai:chatty" in choice.explain()

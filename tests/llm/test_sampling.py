@@ -25,8 +25,9 @@ def test_voter_zero_is_greedy_and_the_others_warm_up() -> None:
 
 def test_each_sample_is_one_request_with_the_voters_temperature_seed_and_cap(workspace: Path) -> None:
     with ScriptedOpenAIServer(["4", "4", "5"]) as server:
-        sampler = Sampler.for_model("m", load_settings({"workspace": workspace, "base_url": server.base_url}),
-                                    max_tokens=8)  # fmt: skip
+        sampler = Sampler.for_model(
+            "m", load_settings({"workspace": workspace, "base_url": server.base_url}), max_tokens=8
+        )
 
         async def draw() -> list[str]:
             return [(await sampler.sample(MESSAGES, i)).text for i in range(3)]

@@ -44,8 +44,12 @@ BFS = Suspect("g.py", "bfs", 11, 19, 2.0, (18,), (18, 17, 13))
 def test_the_prompt_shows_the_files_skeleton_but_not_the_suspect_twice() -> None:
     context = module_context(PROGRAM, BFS)
     assert context.splitlines() == [
-        "from collections import deque", 'PAIRS = {")": "("}', "def helper(x):", '    """Help with x."""', "    ...",
-    ]  # fmt: skip
+        "from collections import deque",
+        'PAIRS = {")": "("}',
+        "def helper(x):",
+        '    """Help with x."""',
+        "    ...",
+    ]
     prompt = prompt_for(BFS, PROGRAM, "E KeyError: 'a'", "line")[1].content
     assert context in prompt and prompt.count("def bfs") == 1 and "KeyError" in prompt
 
@@ -86,9 +90,13 @@ def _diff_reply(*lines: str) -> str:
 
 
 def test_a_unified_diff_reply_is_placed_by_its_lines_not_its_header_numbers() -> None:
-    reply = _diff_reply("@@ -99,3 +99,3 @@", "     node = queue.popleft()", "     for nxt in graph[node]:",
-                        "-        dist[nxt] = dist[node] + 1",
-                        "+        dist[nxt] = dist.get(node, 0) + 1")  # fmt: skip
+    reply = _diff_reply(
+        "@@ -99,3 +99,3 @@",
+        "     node = queue.popleft()",
+        "     for nxt in graph[node]:",
+        "-        dist[nxt] = dist[node] + 1",
+        "+        dist[nxt] = dist.get(node, 0) + 1",
+    )
     text, problem = apply_reply(PROGRAM, BFS, "diff", reply)
     assert problem is None
     assert text == PROGRAM.replace("dist[nxt] = dist[node] + 1", "dist[nxt] = dist.get(node, 0) + 1")
@@ -131,5 +139,7 @@ def test_a_candidate_with_several_changes_narrows_to_each_change_alone() -> None
     assert first.new_text == PROGRAM.replace("dist = {}", "dist = {start: 0}")
     assert second.reply == "change 2 of 2 of candidate #3, alone" and "dist = {}" in str(second.new_text)
     assert [line for line in first.diff.splitlines() if line[:1] in "+-"][2:] == [
-        "-    dist = {}", "+    dist = {start: 0}"]  # fmt: skip
+        "-    dist = {}",
+        "+    dist = {start: 0}",
+    ]
     assert narrowings(PROGRAM, first, 0) == []  # one change: nothing narrower

@@ -14,8 +14,7 @@ RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
 
 def test_fix_applies_reports_json_events_and_undo_takes_it_back(project: Path) -> None:
     with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
-        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--json",
-                         cwd=project)  # fmt: skip
+        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--json", cwd=project)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["type"] for e in events] == ["repair_round", "repair_end"]
@@ -29,8 +28,19 @@ def test_fix_applies_reports_json_events_and_undo_takes_it_back(project: Path) -
 
 def test_fix_at_level_1_shows_the_patch_and_writes_nothing(project: Path) -> None:
     with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
-        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--level", "1",
-                         cwd=project, env={"COLUMNS": "200"})  # fmt: skip
+        done = chrysalis(
+            "fix",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--samples",
+            "3",
+            "--level",
+            "1",
+            cwd=project,
+            env={"COLUMNS": "200"},
+        )
     assert done.returncode == 0, done.stderr
     assert "not applied" in done.stdout and "use --level 2" in done.stdout and "+    return total / len" in done.stdout
     assert (project / "stats.py").read_text() == STATS
@@ -41,12 +51,27 @@ def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:
     empty.mkdir()
     assert_clean_error(chrysalis("fix", cwd=empty), 2, "No test command", "--test")
     assert_clean_error(chrysalis("fix", "--samples", "0", cwd=empty), 2, "--samples 0")
-    assert_clean_error(chrysalis("fix", "--forms", "line,patch", cwd=empty), 2, "--forms 'line,patch'",
-                       "unknown form 'patch'", "line, function, diff")  # fmt: skip
+    assert_clean_error(
+        chrysalis("fix", "--forms", "line,patch", cwd=empty),
+        2,
+        "--forms 'line,patch'",
+        "unknown form 'patch'",
+        "line, function, diff",
+    )
 
 
 def test_fix_refuses_a_budget_it_could_not_enforce(project: Path) -> None:
-    done = chrysalis("fix", "--model", "openai:some-unpriced-model", "--base-url", "http://127.0.0.1:9", "--budget",
-                     "0.5", "--test", "python -m pytest -q", cwd=project)  # fmt: skip
+    done = chrysalis(
+        "fix",
+        "--model",
+        "openai:some-unpriced-model",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--budget",
+        "0.5",
+        "--test",
+        "python -m pytest -q",
+        cwd=project,
+    )
     assert_clean_error(done, 2, "--budget", "cannot be enforced", "[prices]")
     assert (project / "stats.py").read_text() == STATS

@@ -24,8 +24,9 @@ def test_the_spectrum_ranks_the_function_only_failing_tests_run_first(project: P
 
 def test_a_traceback_through_the_code_points_at_its_line(project: Path) -> None:
     (project / "stats.py").write_text("def mean(values):\n    return sum(values) / len(values) + undefined\n")
-    (project / "tests" / "test_stats.py").write_text("from stats import mean\n\n\ndef test_mean():\n"
-                                                     "    assert mean([2]) == 2\n")  # fmt: skip
+    (project / "tests" / "test_stats.py").write_text(
+        "from stats import mean\n\n\ndef test_mean():\n    assert mean([2]) == 2\n"
+    )
     found = localise(project, PYTEST, SandboxOptions(), 60)
     top = found.suspects[0]
     assert top.function == "mean" and top.lines == (2,) and top.score > 1.0  # spectrum plus the traceback
@@ -43,10 +44,12 @@ def test_test_files_are_never_suspects() -> None:
 
 
 def test_frames_outside_the_workspace_are_never_suspects(project: Path) -> None:
-    (project / "stats.py").write_text("import json\n\n\ndef mean(text):\n    values = json.loads(text)\n"
-                                      "    return sum(values) / len(values)\n")  # fmt: skip
-    (project / "tests" / "test_stats.py").write_text("from stats import mean\n\n\ndef test_mean():\n"
-                                                     "    assert mean('[2, 4') == 3\n")  # fmt: skip
+    (project / "stats.py").write_text(
+        "import json\n\n\ndef mean(text):\n    values = json.loads(text)\n    return sum(values) / len(values)\n"
+    )
+    (project / "tests" / "test_stats.py").write_text(
+        "from stats import mean\n\n\ndef test_mean():\n    assert mean('[2, 4') == 3\n"
+    )
     found = localise(project, PYTEST, SandboxOptions(), 60)
     assert "decoder.py" in found.run.output  # the traceback goes through the standard library
     assert [s.path for s in found.suspects] == ["stats.py"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.agent.events import Event, RepairEnd, RepairRound
+from chrysalis.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.llm.testing import ScriptedChatBackend
 from chrysalis.repair import RepairConfig, Repairer, engine
@@ -22,10 +22,15 @@ RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
 OFF_BY_ONE_NUMBER = json.dumps({"line": 5, "code": "return total / len(values)"})  # small models miscount lines
 WRONG = json.dumps({"line": 6, "code": "return total / (len(values) + 2)"})
 LOOPS = json.dumps({"code": "def mean(values):\n    while True:\n        pass"})
-WRITES = json.dumps({"code": "def mean(values):\n    open('planted.txt', 'w').write('x')\n"
-                              "    return sum(values) / len(values)"})  # fmt: skip
-SPECIAL = json.dumps({"code": "def mean(values):\n    if values == [5]:\n        return 5\n"
-                               "    if values == [2, 4, 6]:\n        return 4\n    return 0"})  # fmt: skip
+WRITES = json.dumps(
+    {"code": "def mean(values):\n    open('planted.txt', 'w').write('x')\n    return sum(values) / len(values)"}
+)
+SPECIAL = json.dumps(
+    {
+        "code": "def mean(values):\n    if values == [5]:\n        return 5\n"
+        "    if values == [2, 4, 6]:\n        return 4\n    return 0"
+    }
+)
 
 
 def repairer(project: Path, replies: list[str], events: list[Event], **config: object) -> Repairer:
@@ -38,8 +43,12 @@ def repairer(project: Path, replies: list[str], events: list[Event], **config: o
         "suspects": 1,
         "templates": 0,  # the model's candidates alone, unless a test asks for templates
     } | config
-    return Repairer(project, Sampler(backend, max_tokens=300), RepairConfig(PYTEST, **settings),  # type: ignore[arg-type]
-                    emit=events.append)  # fmt: skip
+    return Repairer(
+        project,
+        Sampler(backend, max_tokens=300),
+        RepairConfig(PYTEST, **settings),  # type: ignore[arg-type]
+        emit=events.append,
+    )
 
 
 def test_repair_applies_the_voted_one_line_fix(project: Path) -> None:
@@ -50,7 +59,9 @@ def test_repair_applies_the_voted_one_line_fix(project: Path) -> None:
     end = events[-1]
     assert isinstance(end, RepairEnd) and end.success and end.path == "stats.py"
     assert [line for line in end.diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
-        "-    return total / (len(values) + 1)", "+" + FIXED_LINE.rstrip("\n")]  # fmt: skip
+        "-    return total / (len(values) + 1)",
+        "+" + FIXED_LINE.rstrip("\n"),
+    ]
     (round_one,) = [e for e in events if isinstance(e, RepairRound)]
     assert round_one.samples == 3 and round_one.passed == 2 and round_one.suspects[0]["function"] == "mean"
 
@@ -66,8 +77,9 @@ def test_a_candidate_that_loops_forever_is_stopped_by_the_timeout_and_fails(proj
     events: list[Event] = []
     # Not a short test_timeout: on a busy machine the right candidate's own run may outlast one. The
     # looping one is stopped at the run limit (ten times the buggy run, MIN_TEST_SECONDS at least).
-    report = asyncio.run(repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=60.0,
-                                  voting=VotingConfig(n=1, k=1)).run())  # fmt: skip
+    report = asyncio.run(
+        repairer(project, [WRONG, LOOPS, RIGHT, RIGHT], events, test_timeout=60.0, voting=VotingConfig(n=1, k=1)).run()
+    )
     assert report.success and report.winner is not None and report.winner.reply == RIGHT
 
 
@@ -118,8 +130,12 @@ def test_templates_find_a_one_token_fix_the_model_misses_and_cost_no_tokens(proj
 
 
 def test_the_unified_diff_form_when_asked_for_applies_a_hunk(project: Path) -> None:
-    hunk = json.dumps({"diff": "@@ -5,2 +5,2 @@\n         total += v\n-    return total / (len(values) + 1)\n"
-                                "+    return total / len(values)"})  # fmt: skip
+    hunk = json.dumps(
+        {
+            "diff": "@@ -5,2 +5,2 @@\n         total += v\n-    return total / (len(values) + 1)\n"
+            "+    return total / len(values)"
+        }
+    )
     events: list[Event] = []
     report = asyncio.run(repairer(project, [hunk, hunk], events, forms=("diff",)).run())
     assert report.success and report.winner is not None and report.winner.form == "diff" and report.votes == 2
@@ -128,8 +144,11 @@ def test_the_unified_diff_form_when_asked_for_applies_a_hunk(project: Path) -> N
 
 def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_cancelled(project: Path) -> None:
     # the wrong count comes first, so most of the templates (for the lines after it) are queued behind its fix
-    (project / "stats.py").write_text(STATS.replace("    total = 0\n", "    count = len(values) + 1\n    total = 0\n")
-                                      .replace("return total / (len(values) + 1)", "return total / count"))  # fmt: skip
+    (project / "stats.py").write_text(
+        STATS.replace("    total = 0\n", "    count = len(values) + 1\n    total = 0\n").replace(
+            "return total / (len(values) + 1)", "return total / count"
+        )
+    )
     right = json.dumps({"line": 3, "code": "count = len(values)"})
     fixer = repairer(project, [right, right], [], samples=2, templates=40, concurrency=1)
     validated: list[str] = []
@@ -184,8 +203,9 @@ def test_an_applied_patch_is_checkpointed_and_undo_restores_it(project: Path, ch
     with Stores.open(chrysalis_home) as stores:
         backend = ScriptedChatBackend([RIGHT, RIGHT], supports_json_schema=True)
         config = RepairConfig(PYTEST, samples=2, voting=VotingConfig(n=1, k=2))
-        report = asyncio.run(Repairer(project, Sampler(backend), config, checkpoints=stores.checkpoints,
-                                      run_id="fix1").run())  # fmt: skip
+        report = asyncio.run(
+            Repairer(project, Sampler(backend), config, checkpoints=stores.checkpoints, run_id="fix1").run()
+        )
         assert report.applied and FIXED_LINE in (project / "stats.py").read_text()
         stores.checkpoints.undo(project, "fix1")
     assert (project / "stats.py").read_text() == STATS
@@ -198,8 +218,12 @@ def test_sampling_stops_once_k_passing_candidates_agree(project: Path, k: int) -
     assert report.success and report.samples < 8  # it did not draw the whole round
 
 
-TWO_CHANGES = json.dumps({"code": "def mean(values):\n    total = 0.0\n    for v in values:\n        total += v\n"
-                                  "    return total / len(values)"})  # fmt: skip
+TWO_CHANGES = json.dumps(
+    {
+        "code": "def mean(values):\n    total = 0.0\n    for v in values:\n        total += v\n"
+        "    return total / len(values)"
+    }
+)
 """The fix and a change it does not need (``0.0`` for ``0``): the tests pass with or without the second."""
 
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chrysalis.agent.events import Event, RepairEnd, RunResult
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
+from chrysalis.events import Event, RepairEnd, RunResult
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.stores import Stores
 from tests.repair.conftest import FIXED_LINE, STATS
@@ -41,8 +41,9 @@ class Agent:
 def run(project: Path, level: int) -> tuple[Agent, RunResult, list[Event]]:
     script, events = Agent(), list[Event]()
     with ScriptedOpenAIServer(script) as server:
-        settings = load_settings({"workspace": project, "model": "m", "base_url": server.base_url, "level": level,
-                                  "yes": True})  # fmt: skip
+        settings = load_settings(
+            {"workspace": project, "model": "m", "base_url": server.base_url, "level": level, "yes": True}
+        )
         session = AgentSession(settings, on_event=events.append)
         result = asyncio.run(session.run("make the failing tests pass"))
         session.close()

@@ -14,8 +14,19 @@ from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, chrysalis
 
 def submit(task: str, workspace: Path, server_url: str, *flags: str, env: dict[str, str] | None = None) -> str:
     """Queue ``task`` against the scripted server; returns the run id."""
-    done = chrysalis("submit", task, "--json", "--base-url", server_url, "--model", "scripted",
-                     "--workspace", str(workspace), *flags, env=env)  # fmt: skip
+    done = chrysalis(
+        "submit",
+        task,
+        "--json",
+        "--base-url",
+        server_url,
+        "--model",
+        "scripted",
+        "--workspace",
+        str(workspace),
+        *flags,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     reply = json.loads(done.stdout)
     assert reply["status"] == "queued"
@@ -24,8 +35,14 @@ def submit(task: str, workspace: Path, server_url: str, *flags: str, env: dict[s
 
 def work(env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """One ``chrysalis worker --exit-when-idle`` to its end."""
-    return subprocess.run([*CHRYSALIS, "worker", "--exit-when-idle"], env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=CLI_HANG_GUARD, stdin=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.run(
+        [*CHRYSALIS, "worker", "--exit-when-idle"],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=CLI_HANG_GUARD,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_record(run_id: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -49,9 +66,15 @@ def spawn(*args: str) -> subprocess.Popen[str]:
     A shell's background job starts with SIGINT ignored and Python keeps it ignored, so the test
     puts the default back rather than depend on how pytest itself was started.
     """
-    return subprocess.Popen([*CHRYSALIS, *args], env=dict(os.environ), text=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    return subprocess.Popen(
+        [*CHRYSALIS, *args],
+        env=dict(os.environ),
+        text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def finish(process: subprocess.Popen[str]) -> tuple[str, str]:

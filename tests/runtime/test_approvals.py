@@ -47,8 +47,9 @@ def store(request: pytest.FixtureRequest, home: Path, monkeypatch: pytest.Monkey
         yield opened
 
 
-def test_a_request_is_listed_approved_with_the_cli_and_usable_once(home: Path, store: ApprovalStore,
-                                                                  tmp_path: Path) -> None:  # fmt: skip
+def test_a_request_is_listed_approved_with_the_cli_and_usable_once(
+    home: Path, store: ApprovalStore, tmp_path: Path
+) -> None:
     asked = store.request("run42", "shell", ARGS)
     listed = chrysalis("approvals", "--json", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
@@ -91,8 +92,10 @@ def test_forged_altered_expired_and_wrong_key_decisions_are_refused_and_logged(
     denial = sign(load_private(home), request_id=asked.id, tool="shell", args=ARGS, decision="deny")
     store.decide(denial)
     with store.engine.begin() as conn:
-        conn.execute(text("UPDATE approval_requests SET envelope = :e WHERE id = :id"),
-                     {"e": json.dumps({**denial.to_json(), "decision": "allow"}), "id": asked.id})  # fmt: skip
+        conn.execute(
+            text("UPDATE approval_requests SET envelope = :e WHERE id = :id"),
+            {"e": json.dumps({**denial.to_json(), "decision": "allow"}), "id": asked.id},
+        )
     forged = store.check(asked.id, "shell", ARGS, public)
     assert isinstance(forged, Refusal) and forged.kind == "forged"
     # expired
@@ -109,10 +112,12 @@ def test_forged_altered_expired_and_wrong_key_decisions_are_refused_and_logged(
     assert store.get(asked.id).status == "pending"
 
 
-def test_unknown_ids_a_missing_key_and_a_bad_database_url_exit_2_with_the_fix(store: ApprovalStore,
-                                                                               tmp_path: Path) -> None:  # fmt: skip
-    assert_clean_error(chrysalis("approve", "nope", cwd=tmp_path), 2, "No approval request 'nope'",
-                       "chrysalis approvals")  # fmt: skip
+def test_unknown_ids_a_missing_key_and_a_bad_database_url_exit_2_with_the_fix(
+    store: ApprovalStore, tmp_path: Path
+) -> None:
+    assert_clean_error(
+        chrysalis("approve", "nope", cwd=tmp_path), 2, "No approval request 'nope'", "chrysalis approvals"
+    )
     asked = store.request("run1", "shell", ARGS)
     (Path(os.environ["CHRYSALIS_HOME"]) / "keys" / "approval_ed25519").unlink()
     assert_clean_error(chrysalis("approve", asked.id, cwd=tmp_path), 2, "chrysalis keys init")

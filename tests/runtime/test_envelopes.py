@@ -36,10 +36,24 @@ class Nonces:
         return fresh
 
 
-def check(home: Path, envelope: Envelope | dict[str, object], nonces: Nonces | None = None, *, now: float = NOW,
-          args: dict[str, object] = ARGS, request_id: str = "req1") -> Envelope | Refusal:  # fmt: skip
-    return verify(envelope, request_id=request_id, tool=TOOL, args=args, public_key=load_public(home),
-                  consume_nonce=nonces or Nonces(), now=now)  # fmt: skip
+def check(
+    home: Path,
+    envelope: Envelope | dict[str, object],
+    nonces: Nonces | None = None,
+    *,
+    now: float = NOW,
+    args: dict[str, object] = ARGS,
+    request_id: str = "req1",
+) -> Envelope | Refusal:
+    return verify(
+        envelope,
+        request_id=request_id,
+        tool=TOOL,
+        args=args,
+        public_key=load_public(home),
+        consume_nonce=nonces or Nonces(),
+        now=now,
+    )
 
 
 def approval(home: Path) -> Envelope:
@@ -125,8 +139,12 @@ def test_the_action_hash_ignores_key_order_but_not_values() -> None:
     assert action_hash("shell", {"a": 1}) != action_hash("shell", {"a": 2}) != action_hash("write_file", {"a": 2})
 
 
-@given(st.dictionaries(st.sampled_from(list(Envelope.__dataclass_fields__)), st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=40))))  # fmt: skip
+@given(
+    st.dictionaries(
+        st.sampled_from(list(Envelope.__dataclass_fields__)),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=40)),
+    )
+)
 def test_any_json_object_is_an_envelope_or_a_refusal_never_a_crash(data: dict[str, object]) -> None:
     parsed = Envelope.from_json(data)
     assert isinstance(parsed, Envelope | Refusal)

@@ -46,8 +46,10 @@ def test_a_submitted_run_is_executed_by_a_worker_and_reported(workspace: Path) -
 def test_runs_start_by_urgency_then_in_the_order_submitted(workspace: Path) -> None:
     answer = [ScriptedReply(text="ok")] * 4
     with ScriptedOpenAIServer(answer) as server:
-        ids = [submit(f"say ok {urgency} {i}", workspace, server.base_url, "--urgency", urgency, "--mode", "ask")
-               for i, urgency in enumerate(["low", "normal", "critical", "normal"])]  # fmt: skip
+        ids = [
+            submit(f"say ok {urgency} {i}", workspace, server.base_url, "--urgency", urgency, "--mode", "ask")
+            for i, urgency in enumerate(["low", "normal", "critical", "normal"])
+        ]
         done = work()
     assert done.returncode == 0, done.stdout + done.stderr
     starts = {run_id: events(run_id)[0]["ts"] for run_id in ids}
@@ -85,8 +87,21 @@ def test_bad_input_exits_2_naming_it(workspace: Path) -> None:
 
 def test_run_durable_streams_its_events_and_exits_like_run(workspace: Path) -> None:
     with ScriptedOpenAIServer(FIX) as server:
-        done = chrysalis("run", "--durable", "fix the failing test", "--json", "--base-url", server.base_url,
-                         "--model", "scripted", "--level", "2", "--yes", "--workspace", str(workspace))  # fmt: skip
+        done = chrysalis(
+            "run",
+            "--durable",
+            "fix the failing test",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "2",
+            "--yes",
+            "--workspace",
+            str(workspace),
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
     assert kinds[0] == "start" and kinds[-1] == "final" and kinds.count("tool_call") == 2
@@ -98,8 +113,20 @@ def test_run_durable_streams_its_events_and_exits_like_run(workspace: Path) -> N
 def test_an_interrupted_durable_run_is_resumed_by_a_worker(workspace: Path) -> None:
     replies = iter([ScriptedReply(text="never delivered", held=True), *FIX])
     with ScriptedOpenAIServer(lambda _body: next(replies), max_requests=10) as server:
-        run = spawn("run", "--durable", "fix the failing test", "--base-url", server.base_url, "--model", "scripted",
-                    "--level", "2", "--yes", "--workspace", str(workspace))  # fmt: skip
+        run = spawn(
+            "run",
+            "--durable",
+            "fix the failing test",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "2",
+            "--yes",
+            "--workspace",
+            str(workspace),
+        )
         try:
             assert server.wait_for_requests(1, timeout=CLI_HANG_GUARD)
         finally:
@@ -166,6 +193,10 @@ def test_a_database_that_cannot_be_reached_is_a_clear_error_without_its_password
     env = {"CHRYSALIS_DATABASE_URL": "postgresql://someone:s3cret@127.0.0.1:1/nowhere"}
     for args in (["submit", "fix it"], ["queue"], ["show", "abc"], ["worker", "--exit-when-idle"], ["approvals"]):
         done = chrysalis(*args, env=env)
-        assert_clean_error(done, 2, "Cannot open the runtime database postgresql://someone:***@127.0.0.1:1/nowhere",
-                           "CHRYSALIS_DATABASE_URL")  # fmt: skip
+        assert_clean_error(
+            done,
+            2,
+            "Cannot open the runtime database postgresql://someone:***@127.0.0.1:1/nowhere",
+            "CHRYSALIS_DATABASE_URL",
+        )
         assert "s3cret" not in done.stdout + done.stderr

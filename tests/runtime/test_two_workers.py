@@ -66,9 +66,13 @@ def test_each_run_is_executed_by_one_worker_only(database: str, tmp_path: Path) 
 
 def test_a_run_whose_worker_is_killed_is_finished_by_the_other(database: str, workspace: Path) -> None:
     del database
-    replies = iter([ScriptedReply(text="never delivered", held=True),
-                    ScriptedReply.tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a - b"}),
-                    ScriptedReply(text="Fixed.")])  # fmt: skip
+    replies = iter(
+        [
+            ScriptedReply(text="never delivered", held=True),
+            ScriptedReply.tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a - b"}),
+            ScriptedReply(text="Fixed."),
+        ]
+    )
 
     def model(_body: dict[str, Any]) -> ScriptedReply:
         return next(replies)

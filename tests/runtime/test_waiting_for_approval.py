@@ -90,8 +90,10 @@ def test_a_forged_envelope_is_refused_logged_and_the_run_keeps_waiting(workspace
             row = conn.execute(text("select envelope from approval_requests where id = :id"), {"id": request_id})
             envelope = json.loads(row.scalar_one())
             envelope["signature"] = envelope["signature"][::-1]
-            conn.execute(text("update approval_requests set envelope = :e where id = :id"),
-                         {"e": json.dumps(envelope), "id": request_id})  # fmt: skip
+            conn.execute(
+                text("update approval_requests set envelope = :e where id = :id"),
+                {"e": json.dumps(envelope), "id": request_id},
+            )
         done = work()
         assert done.returncode == 0, done.stdout + done.stderr
         with engine.connect() as conn:

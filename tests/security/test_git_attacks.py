@@ -19,8 +19,12 @@ import pytest
 from chrysalis.tools.base import ToolContext, ToolSpec
 from chrysalis.tools.git import git_commit, git_diff, git_log, git_status
 
-IDENTITY = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
-            "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "T",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "T",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
 
 
 def git(ws: Path, *args: str) -> None:

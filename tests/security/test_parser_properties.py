@@ -98,12 +98,43 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
 
 _PARTS = st.sampled_from(
     [
-        "..", ".", "", "a.py", "src", "b.txt", "out", "out.txt", "in", "loop", "hard.txt", ".git", ".GIT",
-        "config", "hooks", "~", "~root", "$HOME", "${HOME}", "$(id)", "outside", "secret.txt", "new.txt",
-        "\uff0e\uff0e", "\u202e", "\u200b", "\x00", "\\", "\n", "x" * 300, "é", "\ud800", ".chrysalis",
-        "config.toml", "/",
+        "..",
+        ".",
+        "",
+        "a.py",
+        "src",
+        "b.txt",
+        "out",
+        "out.txt",
+        "in",
+        "loop",
+        "hard.txt",
+        ".git",
+        ".GIT",
+        "config",
+        "hooks",
+        "~",
+        "~root",
+        "$HOME",
+        "${HOME}",
+        "$(id)",
+        "outside",
+        "secret.txt",
+        "new.txt",
+        "\uff0e\uff0e",
+        "\u202e",
+        "\u200b",
+        "\x00",
+        "\\",
+        "\n",
+        "x" * 300,
+        "é",
+        "\ud800",
+        ".chrysalis",
+        "config.toml",
+        "/",
     ]
-)  # fmt: skip
+)
 PATHS = st.one_of(
     st.text(max_size=40),
     st.lists(st.one_of(_PARTS, st.text(max_size=6)), max_size=8).map("/".join),
@@ -177,11 +208,12 @@ def test_resolve_never_escapes_and_fails_only_with_tool_error(
 
 TARGETS = st.one_of(
     PATHS,
-    st.lists(st.one_of(_PARTS, st.sampled_from(["*", "**", "*.txt", "?", "[ab]*", "[!a]*", "**.py"])), max_size=6)
-    .map("/".join),
+    st.lists(st.one_of(_PARTS, st.sampled_from(["*", "**", "*.txt", "?", "[ab]*", "[!a]*", "**.py"])), max_size=6).map(
+        "/".join
+    ),
     st.builds(lambda query: "memory:" + query, st.text(max_size=30)),
     st.builds(lambda path: f"'{path}'", PATHS),
-)  # fmt: skip
+)
 """Subscription targets a person or a model might give: paths, globs, quoted ones, memory queries."""
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from chrysalis.agent.events import Event, Start, ToolResultEvent
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.render import JsonRenderer
 from chrysalis.config import load_settings
+from chrysalis.events import Event, Start, ToolResultEvent
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.redact import current
 from chrysalis.stores import Stores
@@ -97,8 +97,17 @@ def test_a_run_that_reads_secrets_leaks_none(leaky: Path, chrysalis_home: Path) 
 
 
 def test_json_lines_and_traces_redact_what_a_task_or_answer_holds(chrysalis_home: Path) -> None:
-    start = Start(run_id="r1", task=f"rotate {GITHUB}", model="m", mode="code", level=2, workspace="/w",
-                  task_type="other", profile="all", profile_reason="default")  # fmt: skip
+    start = Start(
+        run_id="r1",
+        task=f"rotate {GITHUB}",
+        model="m",
+        mode="code",
+        level=2,
+        workspace="/w",
+        task_type="other",
+        profile="all",
+        profile_reason="default",
+    )
     out = io.StringIO()
     JsonRenderer(out)(start)
     line = json.loads(out.getvalue())
@@ -132,10 +141,20 @@ def test_chrysalis_run_json_prints_and_keeps_no_secret(leaky: Path, chrysalis_ho
     ]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
-            "run", f"check the config, the old token was {GITHUB}", "--json", "--base-url", server.base_url,
-            "--model", "scripted", "--level", "2", "--yes", "--workspace", str(leaky),
+            "run",
+            f"check the config, the old token was {GITHUB}",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--level",
+            "2",
+            "--yes",
+            "--workspace",
+            str(leaky),
             env={"OPENAI_API_KEY": OPENAI_KEY},  # the provider key: in the request's header, never in a body
-        )  # fmt: skip
+        )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["type"] for e in events].count("tool_result") == 3

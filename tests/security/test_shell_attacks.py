@@ -60,14 +60,26 @@ class Arena:
 
     def outside(self) -> list[Path]:
         """Every file outside the workspace that an attack may have tried to create."""
-        return [self.root / "outside.txt", Path(f"/outside-{self.marker}"), Path(f"/usr/evil-{self.marker}"),
-                Path(f"/tmp/evil-{self.marker}"), self.home / "planted", self.root / "hooked"]  # fmt: skip
+        return [
+            self.root / "outside.txt",
+            Path(f"/outside-{self.marker}"),
+            Path(f"/usr/evil-{self.marker}"),
+            Path(f"/tmp/evil-{self.marker}"),
+            self.home / "planted",
+            self.root / "hooked",
+        ]
 
     def fill(self, command: str) -> str:
         return command.format(
-            secret=self.secret, home=self.home, key=self.key, victim=self.victim.pid, port=self.port,
-            marker=self.marker, root=self.root, me=os.getpid(),
-        )  # fmt: skip
+            secret=self.secret,
+            home=self.home,
+            key=self.key,
+            victim=self.victim.pid,
+            port=self.port,
+            marker=self.marker,
+            root=self.root,
+            me=os.getpid(),
+        )
 
 
 @dataclass(frozen=True)
@@ -151,12 +163,16 @@ ATTACKS = [
     Attack("kill the parent", "kill -9 $PPID; kill -9 {me}; echo after"),
     Attack("kill a process outside", "kill -9 {victim}; kill -STOP {victim}"),
     Attack("fork bomb", BOMB, _hit_the_process_limit, Limits(processes=64)),
-    Attack("allocate a gigabyte", "python3 -c 'b = bytearray(1 << 30); print(\"allocated\")'", _memory_refused,
-           Limits(memory_bytes=256 << 20)),
+    Attack(
+        "allocate a gigabyte",
+        "python3 -c 'b = bytearray(1 << 30); print(\"allocated\")'",
+        _memory_refused,
+        Limits(memory_bytes=256 << 20),
+    ),
     Attack("flood the output", "yes {marker} | head -c 1000000000", _capped, Limits(output_bytes=8 << 20)),
     Attack("sleep forever", "sleep {marker} & sleep {marker}", _no_marker_process, timeout=1.0),
     Attack("leave the process group", "setsid sleep {marker} >/dev/null 2>&1 & echo left", _no_marker_process),
-]  # fmt: skip
+]
 """Every attack is also checked for secrets in its output, files outside and the process outside (the test)."""
 
 
@@ -180,8 +196,15 @@ def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Arena]:
     victim = subprocess.Popen(["sleep", "600"], env={**os.environ, "VICTIM_KEY": SECRET})
     server = socket.create_server(("127.0.0.1", 0))
     try:
-        yield Arena(tmp_path.resolve(), ws.resolve(), (tmp_path / "secret.txt").resolve(), home.resolve(), victim,
-                    server.getsockname()[1], server)  # fmt: skip
+        yield Arena(
+            tmp_path.resolve(),
+            ws.resolve(),
+            (tmp_path / "secret.txt").resolve(),
+            home.resolve(),
+            victim,
+            server.getsockname()[1],
+            server,
+        )
     finally:
         server.close()
         victim.kill()
@@ -190,8 +213,9 @@ def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Arena]:
 
 def _command(arena: Arena, attack: Attack) -> str:
     fields = {"secret_word": SECRET[:-3], "marker_id": arena.marker.replace(".", "_")}  # the command never holds it
-    return arena.fill(attack.command.replace("{secret_word}", fields["secret_word"]).replace(
-        "{marker_id}", fields["marker_id"]))  # fmt: skip
+    return arena.fill(
+        attack.command.replace("{secret_word}", fields["secret_word"]).replace("{marker_id}", fields["marker_id"])
+    )
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])

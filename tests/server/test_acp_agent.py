@@ -62,8 +62,11 @@ class Client:
         self.updates.append(update)
 
     def text(self) -> str:
-        return "".join(u.content.text for u in self.updates
-                       if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock))  # fmt: skip
+        return "".join(
+            u.content.text
+            for u in self.updates
+            if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+        )
 
     def of(self, kind: type[Any]) -> list[Any]:
         return [u for u in self.updates if isinstance(u, kind)]
@@ -293,8 +296,14 @@ def test_a_client_that_goes_away_mid_prompt_ends_the_agent_and_keeps_the_convers
             )
             session_id = json.loads(agent.stdout.readline())["result"]["sessionId"]
             prompt = [{"type": "text", "text": "Describe notes.txt"}]
-            call({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": session_id,
-                                                                                     "prompt": prompt}})  # fmt: skip
+            call(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "session/prompt",
+                    "params": {"sessionId": session_id, "prompt": prompt},
+                }
+            )
             assert server.wait_for_requests(1, GUARD), "the prompt never reached the model"
             agent.stdin.close()  # the editor quit
             assert agent.wait(GUARD) == 0

@@ -22,9 +22,9 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from chrysalis.agent.events import TextDelta, ToolCall
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
+from chrysalis.events import TextDelta, ToolCall
 from chrysalis.server.acp_modes import check_mode, mode_state, modes_under
 from chrysalis.server.acp_session import AcpSession
 from tests.helpers import Script, final, tool
@@ -96,8 +96,11 @@ def test_updates_emitted_from_another_thread_go_out_in_order(workspace: Path) ->
         session.close()
 
     asyncio.run(scenario())
-    texts = [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)
-             and isinstance(u.content, TextContentBlock)]  # fmt: skip
+    texts = [
+        u.content.text
+        for u in client.updates
+        if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+    ]
     assert texts == ["one ", "two"]
 
 
@@ -119,8 +122,11 @@ def test_a_limit_stops_the_prompt_with_its_reason_and_settings_warnings_come_fir
     first = client.updates[0]
     assert isinstance(first, AgentThoughtChunk) and isinstance(first.content, TextContentBlock)
     assert first.content.text.startswith("warning: ") and "not a trusted folder" in first.content.text
-    said = [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)
-            and isinstance(u.content, TextContentBlock)]  # fmt: skip
+    said = [
+        u.content.text
+        for u in client.updates
+        if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+    ]
     assert said[-1] == "\n\nStopped: Reached --max-steps 2 before the task was done."
 
 

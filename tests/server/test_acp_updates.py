@@ -34,7 +34,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from chrysalis.agent.events import (
+from chrysalis.config import load_settings
+from chrysalis.errors import UsageError
+from chrysalis.events import (
     ApprovalRequest,
     ModelCall,
     RedFlag,
@@ -44,8 +46,6 @@ from chrysalis.agent.events import (
     ToolCall,
     ToolResultEvent,
 )
-from chrysalis.config import load_settings
-from chrysalis.errors import UsageError
 from chrysalis.server import acp_agent
 from chrysalis.server.acp_history import history_updates
 from chrysalis.server.acp_inputs import mcp_servers_config, prompt_task
@@ -56,18 +56,44 @@ RUN = "run1"
 
 
 def start(run_id: str = RUN, parent: str | None = None) -> Start:
-    return Start(run_id=run_id, task="t", model="m", mode="code", level=2, workspace="/w", task_type="edit",
-                 profile="coder", profile_reason="", parent_run_id=parent)  # fmt: skip
+    return Start(
+        run_id=run_id,
+        task="t",
+        model="m",
+        mode="code",
+        level=2,
+        workspace="/w",
+        task_type="edit",
+        profile="coder",
+        profile_reason="",
+        parent_run_id=parent,
+    )
 
 
 def result(call_id: str, *, ok: bool = True, value: Any = "done", run_id: str = RUN) -> ToolResultEvent:
-    return ToolResultEvent(run_id=run_id, call_id=call_id, tool="x", ok=ok, result=value if ok else None,
-                           error=None if ok else "it failed", decision="allow" if ok else "declined")  # fmt: skip
+    return ToolResultEvent(
+        run_id=run_id,
+        call_id=call_id,
+        tool="x",
+        ok=ok,
+        result=value if ok else None,
+        error=None if ok else "it failed",
+        decision="allow" if ok else "declined",
+    )
 
 
 def run_result(output: str, problem: str | None = None) -> RunResult:
-    return RunResult(run_id=RUN, output=output, success=problem is None, steps=1, input_tokens=1, output_tokens=1,
-                     cost_usd=0.0, duration_ms=1.0, problem=problem)  # fmt: skip
+    return RunResult(
+        run_id=RUN,
+        output=output,
+        success=problem is None,
+        steps=1,
+        input_tokens=1,
+        output_tokens=1,
+        cost_usd=0.0,
+        duration_ms=1.0,
+        problem=problem,
+    )
 
 
 def diffs(update: Update) -> list[FileEditToolCallContent]:
@@ -87,8 +113,9 @@ def test_an_edit_is_pending_with_its_proposal_then_completed_with_the_whole_file
     ]
     asked = mapper.permission_call("edit_file", args, "it changes the workspace")
     assert asked.tool_call_id == announced.tool_call_id and asked.status == "pending"
-    (running,) = mapper.updates(ApprovalRequest(run_id=RUN, call_id="c0", tool="edit_file", args=args, reason="r",
-                                                approved=True))  # fmt: skip
+    (running,) = mapper.updates(
+        ApprovalRequest(run_id=RUN, call_id="c0", tool="edit_file", args=args, reason="r", approved=True)
+    )
     assert isinstance(running, ToolCallProgress) and running.status == "in_progress"
     (tmp_path / "a.txt").write_text("one\n2\n")  # what the tool did
     (done,) = mapper.updates(result("c0"))
@@ -99,8 +126,9 @@ def test_an_edit_is_pending_with_its_proposal_then_completed_with_the_whole_file
 def test_a_refused_call_fails_with_the_reason_and_no_diff(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\n")
     mapper = EventMapper(tmp_path)
-    mapper.updates(ToolCall(run_id=RUN, step=1, call_id="c0", tool="write_file", args={"path": "a.txt",
-                                                                                        "content": "x"}))  # fmt: skip
+    mapper.updates(
+        ToolCall(run_id=RUN, step=1, call_id="c0", tool="write_file", args={"path": "a.txt", "content": "x"})
+    )
     declined = ApprovalRequest(run_id=RUN, call_id="c0", tool="write_file", args={}, reason="r", approved=False)
     assert mapper.updates(declined) == []  # a declined call is not running: its result says it failed
     (failed,) = mapper.updates(result("c0", ok=False))
@@ -173,8 +201,9 @@ def test_edit_paths_kinds_and_a_path_outside_the_workspace(tmp_path: Path) -> No
     assert edited_paths("shell", {"command": "ls"}) == []
     assert [tool_kind(t) for t in ("shell", "web_fetch", "mcp__git__log")] == ["execute", "fetch", "other"]
     mapper = EventMapper(tmp_path)
-    (call,) = mapper.updates(ToolCall(run_id=RUN, step=1, call_id="c", tool="write_file",
-                                      args={"path": "../outside.txt", "content": "x"}))  # fmt: skip
+    (call,) = mapper.updates(
+        ToolCall(run_id=RUN, step=1, call_id="c", tool="write_file", args={"path": "../outside.txt", "content": "x"})
+    )
     assert isinstance(call, ToolCallStart) and diffs(call) == [] and call.locations is None
 
 
@@ -217,12 +246,17 @@ def test_a_prompt_becomes_one_task_with_links_and_embedded_context(tmp_path: Pat
 
 def test_the_clients_mcp_servers_in_our_format() -> None:
     servers: list[Any] = [
-        McpServerStdio(name="git", command="/usr/bin/mcp-git", args=["--repo", "."],
-                       env=[EnvVariable(name="TOKEN", value="t")]),
-        HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9000/mcp",
-                      headers=[HttpHeader(name="Authorization", value="Bearer k")]),
+        McpServerStdio(
+            name="git", command="/usr/bin/mcp-git", args=["--repo", "."], env=[EnvVariable(name="TOKEN", value="t")]
+        ),
+        HttpMcpServer(
+            type="http",
+            name="docs",
+            url="http://127.0.0.1:9000/mcp",
+            headers=[HttpHeader(name="Authorization", value="Bearer k")],
+        ),
         HttpMcpServer(type="http", name="plain", url="http://127.0.0.1:9001/mcp", headers=[]),
-    ]  # fmt: skip
+    ]
     assert mcp_servers_config(servers) == {
         "git": {"command": "/usr/bin/mcp-git", "args": ["--repo", "."], "env": {"TOKEN": "t"}},
         "docs": {"url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer k"}},

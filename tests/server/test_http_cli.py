@@ -36,9 +36,15 @@ def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
 
     On exit the process gets SIGINT (as Ctrl-C) if it still runs, and is waited for.
     """
-    process = subprocess.Popen([*CHRYSALIS, "serve", "--http", "--port", "0", *args], text=True,
-                               env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, preexec_fn=_ctrl_c_as_a_terminal)  # fmt: skip
+    process = subprocess.Popen(
+        [*CHRYSALIS, "serve", "--http", "--port", "0", *args],
+        text=True,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_ctrl_c_as_a_terminal,
+    )
     lines: queue.Queue[str | None] = queue.Queue()
     seen: list[str] = []
 
@@ -149,8 +155,14 @@ def test_a_run_survives_the_service_killed_mid_run(workspace: Path) -> None:
             assert model.wait_for_requests(1, timeout=CLI_HANG_GUARD)
             process.kill()  # no clean stop: a crash
             process.wait(timeout=CLI_HANG_GUARD)
-        resumed = subprocess.run([*CHRYSALIS, "worker", "--exit-when-idle"], env=dict(os.environ), text=True,
-                                 capture_output=True, timeout=CLI_HANG_GUARD, stdin=subprocess.DEVNULL)  # fmt: skip
+        resumed = subprocess.run(
+            [*CHRYSALIS, "worker", "--exit-when-idle"],
+            env=dict(os.environ),
+            text=True,
+            capture_output=True,
+            timeout=CLI_HANG_GUARD,
+            stdin=subprocess.DEVNULL,
+        )
     assert resumed.returncode == 0, resumed.stderr
     record = json.loads(chrysalis("show", run_id, "--json").stdout.splitlines()[-1])
     assert record["status"] == "done" and record["result"]["output"] == "Done after all."

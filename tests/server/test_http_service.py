@@ -48,8 +48,10 @@ def stream(client: TestClient, run_id: str, **headers: str) -> list[tuple[str, d
 
 
 def test_a_run_is_queued_executed_and_streamed_like_run_json(http_service: ServiceFactory, workspace: Path) -> None:
-    with ScriptedOpenAIServer(FIX) as model, http_service(worker=True, model="openai:x", base_url=model.base_url,
-                                                          yes=True) as client:  # fmt: skip
+    with (
+        ScriptedOpenAIServer(FIX) as model,
+        http_service(worker=True, model="openai:x", base_url=model.base_url, yes=True) as client,
+    ):
         created = client.post("/v1/runs", json={"task": "fix the failing test"})
         assert created.status_code == 202
         run_id = created.json()["id"]
@@ -72,8 +74,10 @@ def test_a_run_is_queued_executed_and_streamed_like_run_json(http_service: Servi
 
 
 def test_the_stream_replays_from_last_event_id(http_service: ServiceFactory) -> None:
-    with ScriptedOpenAIServer(["Hello."]) as model, http_service(worker=True, model="openai:x",
-                                                                 base_url=model.base_url) as client:  # fmt: skip
+    with (
+        ScriptedOpenAIServer(["Hello."]) as model,
+        http_service(worker=True, model="openai:x", base_url=model.base_url) as client,
+    ):
         run_id = client.post("/v1/runs", json={"task": "say hello", "mode": "ask"}).json()["id"]
         first = stream(client, run_id)
         again = stream(client, run_id, **{"Last-Event-ID": "0"})
@@ -166,8 +170,12 @@ def test_invalid_json_is_a_400(http_service: ServiceFactory) -> None:
 
 def test_unknown_ids_are_404_in_json(http_service: ServiceFactory) -> None:
     with http_service() as client:
-        for method, path in [("GET", "/v1/runs/nope"), ("GET", "/v1/runs/nope/events"), ("DELETE", "/v1/runs/nope"),
-                             ("GET", "/v1/nothing")]:  # fmt: skip
+        for method, path in [
+            ("GET", "/v1/runs/nope"),
+            ("GET", "/v1/runs/nope/events"),
+            ("DELETE", "/v1/runs/nope"),
+            ("GET", "/v1/nothing"),
+        ]:
             response = client.request(method, path)
             assert response.status_code == 404, (method, path)
             assert response.headers["content-type"] == "application/json"
@@ -221,9 +229,16 @@ def test_the_schema_describes_every_endpoint_without_422(http_service: ServiceFa
     with http_service() as client:
         schema = client.get("/openapi.json").json()
     operations = {(path, method) for path, ops in schema["paths"].items() for method in ops}
-    assert operations == {("/v1/runs", "post"), ("/v1/runs", "get"), ("/v1/runs/{run_id}", "get"),
-                          ("/v1/runs/{run_id}", "delete"), ("/v1/runs/{run_id}/events", "get"),
-                          ("/v1/models", "get"), ("/v1/stats", "get"), ("/v1/health", "get")}  # fmt: skip
+    assert operations == {
+        ("/v1/runs", "post"),
+        ("/v1/runs", "get"),
+        ("/v1/runs/{run_id}", "get"),
+        ("/v1/runs/{run_id}", "delete"),
+        ("/v1/runs/{run_id}/events", "get"),
+        ("/v1/models", "get"),
+        ("/v1/stats", "get"),
+        ("/v1/health", "get"),
+    }
     assert not any("422" in op["responses"] for ops in schema["paths"].values() for op in ops.values())
     run = schema["components"]["schemas"]["RunView"]["properties"]["status"]
     assert run["enum"] == ["queued", "running", "done", "failed", "cancelled"]

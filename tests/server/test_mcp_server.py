@@ -118,8 +118,12 @@ def test_unknown_methods_get_errors_and_stdout_holds_only_json_rpc(workspace: Pa
     ]
     process = subprocess.Popen(
         [sys.executable, "-m", "chrysalis", "serve", "--mcp", "--level", "0", "--workspace", str(workspace)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
     assert process.stdin is not None and process.stdout is not None
     replies: dict[int, dict[str, Any]] = {}
     lines: list[str] = []

@@ -48,7 +48,11 @@ def project(kg: KnowledgeStore) -> KnowledgeStore:
 def test_add_list_remove_round_trip_and_a_triple_is_kept_once_per_scope(kg: KnowledgeStore) -> None:
     first, created = kg.add("parser.py", "depends_on", "lexer.py", WS)
     assert created and (first.subject, first.predicate, first.object, first.literal) == (
-        NAMESPACE + "parser.py", NAMESPACE + "depends_on", NAMESPACE + "lexer.py", False)  # fmt: skip
+        NAMESPACE + "parser.py",
+        NAMESPACE + "depends_on",
+        NAMESPACE + "lexer.py",
+        False,
+    )
     again, created_again = kg.add(" parser.py ", "depends on", "kg:lexer.py", WS)
     assert not created_again and again == first  # the same IRIs: the same triple, its id and time kept
     as_text, created_text = kg.add("parser.py", "depends_on", "lexer.py", WS, literal=True)
@@ -140,10 +144,14 @@ def test_the_predicate_a_is_rdf_type_but_a_subject_or_object_a_is_a_name(kg: Kno
 
 @pytest.mark.parametrize(
     ("iri", "written"),
-    [(NAMESPACE + "parser.py", "kg:parser.py"), (NAMESPACE + "src/app.py", "<urn:chrysalis:src/app.py>"),
-     (NAMESPACE + "C%23", "<urn:chrysalis:C%23>"), (RDF + "type", "rdf:type"),
-     ("https://example.org/x", "<https://example.org/x>")],
-)  # fmt: skip
+    [
+        (NAMESPACE + "parser.py", "kg:parser.py"),
+        (NAMESPACE + "src/app.py", "<urn:chrysalis:src/app.py>"),
+        (NAMESPACE + "C%23", "<urn:chrysalis:C%23>"),
+        (RDF + "type", "rdf:type"),
+        ("https://example.org/x", "<https://example.org/x>"),
+    ],
+)
 def test_sparql_terms_use_a_prefix_only_where_sparql_reads_it(iri: str, written: str) -> None:
     assert sparql_term(iri) == written
 
@@ -163,8 +171,12 @@ def test_names_that_differ_in_more_than_spaces_never_share_an_iri(first: str, se
         return "_".join(text.split())
 
     assume(key(first) and key(second) and key(first) != key(second))
-    assume(not any(re.match(r"^[A-Za-z][\w-]*:|^<|^https?://|^urn:|^file://|^mailto:|^tag:", t.strip())
-                   for t in (first, second)))  # fmt: skip
+    assume(
+        not any(
+            re.match(r"^[A-Za-z][\w-]*:|^<|^https?://|^urn:|^file://|^mailto:|^tag:", t.strip())
+            for t in (first, second)
+        )
+    )
     assert to_iri(first) != to_iri(second)
 
 
@@ -198,8 +210,12 @@ def test_a_long_literal_is_kept_and_secrets_in_it_are_redacted(kg: KnowledgeStor
 
 def test_select_shows_names_as_they_were_written_and_json_is_sparql_results(project: KnowledgeStore) -> None:
     found = project.query("SELECT ?module ?needs WHERE { ?module kg:depends_on ?needs } ORDER BY ?module", [WS])
-    assert found.table().splitlines() == ["?module | ?needs", "lexer.py | tokens.py", "parser.py | lexer.py",
-                                          "(2 rows)"]  # fmt: skip
+    assert found.table().splitlines() == [
+        "?module | ?needs",
+        "lexer.py | tokens.py",
+        "parser.py | lexer.py",
+        "(2 rows)",
+    ]
     assert found.to_json()["results"]["bindings"][0] == {
         "module": {"type": "uri", "value": NAMESPACE + "lexer.py"},
         "needs": {"type": "uri", "value": NAMESPACE + "tokens.py"},
@@ -228,8 +244,11 @@ def test_select_star_lists_variables_in_the_order_written_and_unbound_is_undef(p
 
 
 def test_typed_literals_show_as_turtle_writes_them(kg: KnowledgeStore) -> None:
-    found = kg.query('SELECT ?n ?d ?l ?s WHERE { BIND(3 AS ?n) BIND("2024-01-01"^^xsd:date AS ?d) '
-                     'BIND("hi"@en AS ?l) BIND("x" AS ?s) }', [WS])  # fmt: skip
+    found = kg.query(
+        'SELECT ?n ?d ?l ?s WHERE { BIND(3 AS ?n) BIND("2024-01-01"^^xsd:date AS ?d) '
+        'BIND("hi"@en AS ?l) BIND("x" AS ?s) }',
+        [WS],
+    )
     assert found.table().splitlines()[1] == '3 | "2024-01-01"^^xsd:date | "hi"@en | "x"'
     assert found.to_json()["results"]["bindings"][0]["l"] == {"type": "literal", "value": "hi", "xml:lang": "en"}
 

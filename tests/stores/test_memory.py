@@ -355,7 +355,11 @@ def test_a_python_that_loads_extensions_loads_sqlite_vec_the_documented_way() ->
 
     site = str(Path(sqlite_vec.__file__).parents[1])
     code = "from pathlib import Path; from chrysalis.stores.vectors import connect; print(connect(Path(':memory:'))[1])"
-    done = subprocess.run([python, "-I", "-c", f"import sys; sys.path[:0] = [{str(SRC)!r}, {site!r}]; {code}"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [python, "-I", "-c", f"import sys; sys.path[:0] = [{str(SRC)!r}, {site!r}]; {code}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "version='v" in done.stdout, done.stdout

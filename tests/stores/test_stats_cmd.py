@@ -23,9 +23,16 @@ def test_no_data_prints_a_friendly_hint(stores: Stores) -> None:
 def test_summary_and_recent_runs(stores: Stores) -> None:
     for success in (True, False, True, True):
         stores.evals.log(
-            run_id="r1", profile="editor", task_type="fix", model="local:qwen2.5-coder-1.5b", success=success,
-            duration_ms=2500.0, cost_usd=0.125, input_tokens=1200, output_tokens=300,
-        )  # fmt: skip
+            run_id="r1",
+            profile="editor",
+            task_type="fix",
+            model="local:qwen2.5-coder-1.5b",
+            success=success,
+            duration_ms=2500.0,
+            cost_usd=0.125,
+            input_tokens=1200,
+            output_tokens=300,
+        )
     stores.traces.record("r1", {"type": "start", "task": "make the failing test pass", "model": "local:q"})
     stores.traces.record("r1", {"type": "final", "success": True, "cost_usd": 0.0})
     stores.traces.record("r2", {"type": "start", "task": "second"})

@@ -119,9 +119,16 @@ def test_threads_sharing_one_stores_object(tmp_path: Path) -> None:
             for i in range(100):
                 stores.traces.record(f"t{n}", {"type": "tool_call", "i": i})
                 stores.evals.log(
-                    run_id=f"t{n}", profile="p", task_type="fix", model="m", success=True,
-                    duration_ms=1.0, cost_usd=0.0, input_tokens=1, output_tokens=1,
-                )  # fmt: skip
+                    run_id=f"t{n}",
+                    profile="p",
+                    task_type="fix",
+                    model="m",
+                    success=True,
+                    duration_ms=1.0,
+                    cost_usd=0.0,
+                    input_tokens=1,
+                    output_tokens=1,
+                )
 
         threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
         for thread in threads:

@@ -86,7 +86,12 @@ def test_runs_with_an_event_type_and_one_runs_summary(stores: Stores) -> None:
     assert stores.traces.runs_with("repair_end") == []
     plain = stores.traces.summary("plain")
     assert plain is not None and (plain.task, plain.status, plain.success, plain.cost_usd, plain.events) == (
-        "fix it", "final", True, 0.5, 2)  # fmt: skip
+        "fix it",
+        "final",
+        True,
+        0.5,
+        2,
+    )
     assert stores.traces.summary("nope") is None
 
 

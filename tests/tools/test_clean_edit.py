@@ -19,8 +19,11 @@ def test_the_demos_shadowing_fix_is_refused_and_the_line_replacement_is_taken(
     ws: Path, ctx: ToolContext, writes: WriteLog
 ) -> None:
     (ws / "calc.py").write_text(CALC)
-    shadow = {"path": "calc.py", "old_text": '    """Subtract b from a."""\n',
-              "new_text": '    return a - b\n    """Subtract b from a."""\n'}  # fmt: skip
+    shadow = {
+        "path": "calc.py",
+        "old_text": '    """Subtract b from a."""\n',
+        "new_text": '    return a - b\n    """Subtract b from a."""\n',
+    }
     result = edit_file(shadow, ctx)
     assert not result.ok and result.error is not None
     assert 'line 3: \'"""Subtract b from a."""\' (the return on line 2)' in result.error

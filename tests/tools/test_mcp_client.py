@@ -20,11 +20,11 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
-from chrysalis.agent.events import Event, ToolResultEvent
 from chrysalis.agent.mcp_tools import server_states
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
+from chrysalis.events import Event, ToolResultEvent
 from chrysalis.tools.mcp_config import load_mcp_config
 from chrysalis.trust import add_trusted
 from tests.helpers import Script, assert_clean_error, chrysalis, final, tool
@@ -148,10 +148,14 @@ def test_bad_json_names_the_file_line_and_column(workspace: Path) -> None:
 
 @pytest.mark.parametrize(
     ("entry", "needle"),
-    [({"args": ["x"]}, "exactly one of 'command'"), ({"command": "x", "level": 5}, "level must be"),
-     ({"command": "x", "args": "a b"}, "args must be a list"), ({"url": "http://h", "type": "sse"}, "'sse'"),
-     ({"command": "x", "levle": 0}, "unknown key 'levle'; did you mean 'level'?")],
-)  # fmt: skip
+    [
+        ({"args": ["x"]}, "exactly one of 'command'"),
+        ({"command": "x", "level": 5}, "level must be"),
+        ({"command": "x", "args": "a b"}, "args must be a list"),
+        ({"url": "http://h", "type": "sse"}, "'sse'"),
+        ({"command": "x", "levle": 0}, "unknown key 'levle'; did you mean 'level'?"),
+    ],
+)
 def test_a_bad_server_entry_names_the_file_and_key(workspace: Path, entry: dict[str, Any], needle: str) -> None:
     write_config(workspace / ".mcp.json", {"demo": entry})
     with pytest.raises(UsageError, match=r"mcpServers\.demo") as raised:
@@ -167,8 +171,9 @@ def test_another_clients_keys_in_a_server_entry_are_left_alone(workspace: Path, 
 
 def test_a_missing_command_stops_the_run_with_exit_2_naming_the_server(chrysalis_home: Path, workspace: Path) -> None:
     write_config(chrysalis_home / "mcp.json", {"ghost": {"command": "no-such-mcp-server-here"}})
-    done = chrysalis("run", "hi", "--workspace", str(workspace), "--model", "openai:x",
-                     "--base-url", "http://127.0.0.1:9/v1")  # fmt: skip
+    done = chrysalis(
+        "run", "hi", "--workspace", str(workspace), "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1"
+    )
     assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
     said = "".join((done.stdout + done.stderr).split())  # the error is rendered, wrapped at the terminal's width
     for needle in ("'ghost'", "no-such-mcp-server-here", str(chrysalis_home / "mcp.json"), "notfound"):
@@ -190,8 +195,10 @@ def test_mcp_list_json_shows_each_server_its_tools_and_state(
     workspace: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
     calls = tmp_path / "calls.jsonl"
-    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(calls, tools={"shout": {"level": 1}}),
-                                               "ghost": {"command": "no-such-mcp-server-here"}})  # fmt: skip
+    write_config(
+        chrysalis_home / "mcp.json",
+        {"demo": demo_server(calls, tools={"shout": {"level": 1}}), "ghost": {"command": "no-such-mcp-server-here"}},
+    )
     write_config(workspace / ".mcp.json", {"repo": demo_server(calls)})
     done = chrysalis("mcp", "list", "--json", "--workspace", str(workspace))
     assert done.returncode == 1, done.stderr  # a server failed
@@ -213,8 +220,10 @@ def test_server_states_of_nothing_configured_is_empty(workspace: Path) -> None:
 
 
 def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_home: Path, tmp_path: Path) -> None:
-    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(tmp_path / "calls.jsonl"),
-                                               "ghost": {"command": "no-such-mcp-server-here"}})  # fmt: skip
+    write_config(
+        chrysalis_home / "mcp.json",
+        {"demo": demo_server(tmp_path / "calls.jsonl"), "ghost": {"command": "no-such-mcp-server-here"}},
+    )
     write_config(workspace / ".mcp.json", {"repo": {"command": "anything"}})
     report = json.loads(chrysalis("doctor", "--json", "--workspace", str(workspace)).stdout)
     servers = {s["name"]: s for s in report["mcp_servers"]}
@@ -264,12 +273,20 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], guard: float = 60
 
 def test_a_streamable_http_server_by_url(workspace: Path, tmp_path: Path) -> None:
     calls, port = tmp_path / "calls.jsonl", free_port()
-    process = subprocess.Popen([sys.executable, str(DEMO), str(calls), "--http", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, str(DEMO), str(calls), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, process)
-        servers = {"web": {"url": f"http://127.0.0.1:{port}/mcp", "tools": {"shout": {"level": 0}},
-                           "headers": {"X-Test": "${NO_SUCH_VAR:-yes}"}}}  # fmt: skip
+        servers = {
+            "web": {
+                "url": f"http://127.0.0.1:{port}/mcp",
+                "tools": {"shout": {"level": 0}},
+                "headers": {"X-Test": "${NO_SUCH_VAR:-yes}"},
+            }
+        }
         script = Script([tool("mcp__web__shout", text="over http"), final("ok")])
         settings = load_settings({"workspace": workspace, "level": 0})
         events: list[Event] = []
@@ -290,14 +307,18 @@ def test_precedence_and_variables(workspace: Path, chrysalis_home: Path, monkeyp
     monkeypatch.setenv("DEMO_TOKEN", "t0k")
     write_config(chrysalis_home / "mcp.json", {"a": {"command": "user-a"}, "b": {"command": "user-b"}})
     write_config(workspace / ".mcp.json", {"b": {"command": "claude-b"}, "c": {"command": "claude-c"}})
-    write_config(workspace / ".chrysalis" / "mcp.json",
-                 {"c": {"command": "ours-c", "args": ["--token=${DEMO_TOKEN}", "${UNSET_VAR:-dflt}"]}})  # fmt: skip
+    write_config(
+        workspace / ".chrysalis" / "mcp.json",
+        {"c": {"command": "ours-c", "args": ["--token=${DEMO_TOKEN}", "${UNSET_VAR:-dflt}"]}},
+    )
     add_trusted(chrysalis_home / "config.toml", workspace)
     config = load_mcp_config(load_settings({"workspace": workspace}), {"a": {"url": "http://127.0.0.1:1/mcp"}})
     by_name = {s.name: s for s in config.servers}
     assert {n: s.target for n, s in by_name.items()} == {
-        "a": "http://127.0.0.1:1/mcp", "b": "claude-b", "c": "ours-c --token=t0k dflt",
-    }  # fmt: skip
+        "a": "http://127.0.0.1:1/mcp",
+        "b": "claude-b",
+        "c": "ours-c --token=t0k dflt",
+    }
     assert by_name["a"].source == "given by the caller" and by_name["c"].level == 3
 
 

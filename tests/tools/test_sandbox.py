@@ -65,18 +65,37 @@ def broken_probe(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("name", "secret"),
     [
-        ("OPENAI_API_KEY", True), ("GITHUB_TOKEN", True), ("AWS_REGION", True), ("SSH_AUTH_SOCK", True),
-        ("CHRYSALIS_HOME", True), ("DB_PASSWORD", True), ("LC_SESSION_ID", True), ("npm_config__authToken", True),
-        ("LANG", False), ("LC_ALL", False), ("TERM", False), ("PYTHONPATH", False), ("TZ", False),
+        ("OPENAI_API_KEY", True),
+        ("GITHUB_TOKEN", True),
+        ("AWS_REGION", True),
+        ("SSH_AUTH_SOCK", True),
+        ("CHRYSALIS_HOME", True),
+        ("DB_PASSWORD", True),
+        ("LC_SESSION_ID", True),
+        ("npm_config__authToken", True),
+        ("LANG", False),
+        ("LC_ALL", False),
+        ("TERM", False),
+        ("PYTHONPATH", False),
+        ("TZ", False),
     ],
-)  # fmt: skip
+)
 def test_secret_names(name: str, secret: bool) -> None:
     assert looks_secret(name) is secret
 
 
 def test_the_environment_is_an_allow_list_minus_anything_secret() -> None:
-    host = {"LANG": "C.UTF-8", "LC_ALL": "C", "LC_API_TOKEN": "t", "OPENAI_API_KEY": "sk", "EDITOR": "vim",
-            "PATH": "/host/bin", "HOME": "/home/me", "PYTHONPATH": "src", "GIT_ASKPASS": "x"}  # fmt: skip
+    host = {
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "LC_API_TOKEN": "t",
+        "OPENAI_API_KEY": "sk",
+        "EDITOR": "vim",
+        "PATH": "/host/bin",
+        "HOME": "/home/me",
+        "PYTHONPATH": "src",
+        "GIT_ASKPASS": "x",
+    }
     env = command_env(host, PATH="/usr/bin", HOME="/tmp/home")
     assert env == {"LANG": "C.UTF-8", "LC_ALL": "C", "PYTHONPATH": "src", "PATH": "/usr/bin", "HOME": "/tmp/home"}
 

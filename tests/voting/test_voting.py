@@ -127,9 +127,14 @@ def test_a_timeout_returns_the_plurality_so_far() -> None:
 
 @pytest.mark.parametrize(
     ("options", "needle"),
-    [({"n": 0}, "n must be at least 1"), ({"k": 0}, "k must be at least 1"), ({"rule": "most"}, "'ahead' or 'first'"),
-     ({"n": 3, "max_samples": 2}, "max_samples .2. must be at least n .3."), ({"timeout": 0}, "positive")],
-)  # fmt: skip
+    [
+        ({"n": 0}, "n must be at least 1"),
+        ({"k": 0}, "k must be at least 1"),
+        ({"rule": "most"}, "'ahead' or 'first'"),
+        ({"n": 3, "max_samples": 2}, "max_samples .2. must be at least n .3."),
+        ({"timeout": 0}, "positive"),
+    ],
+)
 def test_bad_configs_say_what_is_allowed(options: dict[str, Any], needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         VotingConfig(**options)

@@ -10,15 +10,15 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import RunResult
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.config import load_settings, process_defaults, set_process_defaults
+from chrysalis.events import RunResult
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from chrysalis.agent.events import Event
+    from chrysalis.events import Event
 
 __all__ = ["Agent", "configure"]
 

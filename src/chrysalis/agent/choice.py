@@ -54,9 +54,15 @@ class RunChooser:
 
     @classmethod
     def for_session(
-        cls, settings: Settings, evals: EvalStore, rng: random.Random, *,
-        model_given: bool, tools_given: bool, sub_agent: bool,
-    ) -> RunChooser:  # fmt: skip
+        cls,
+        settings: Settings,
+        evals: EvalStore,
+        rng: random.Random,
+        *,
+        model_given: bool,
+        tools_given: bool,
+        sub_agent: bool,
+    ) -> RunChooser:
         """A chooser whose ``auto`` candidates are checked now, so a bad ``auto_models`` fails before any run.
 
         Raises:
@@ -76,8 +82,9 @@ class RunChooser:
         if self.tools_given:
             profile = ProfileChoice(current_profile, "tools given by the caller")
         else:
-            profile = choose_profile(settings, task_type=kind, model=model, evals=self.evals,
-                                     model_given=self.model_given)  # fmt: skip
+            profile = choose_profile(
+                settings, task_type=kind, model=model, evals=self.evals, model_given=self.model_given
+            )
         return RunChoice(routing, profile, self._refiner(settings, kind, model))
 
     def _refiner(self, settings: Settings, kind: str, model: str) -> str | None:

@@ -159,14 +159,19 @@ async def compact(
     if words:
         summary += f"\n\n{USER_WORDS}\n" + "\n".join(f"- {line}" for line in words)
     kept = cut_results([m for turn in recent for m in turn], result_chars)
-    return Compaction(kept, summary, estimate_tokens(messages, previous_summary), estimate_tokens(kept, summary),
-                      len(older))  # fmt: skip
+    return Compaction(
+        kept, summary, estimate_tokens(messages, previous_summary), estimate_tokens(kept, summary), len(older)
+    )
 
 
 def _user_prompts(turn: Sequence[ModelMessage]) -> list[str]:
     """The user's prompts in ``turn``, each on one line and at most ``USER_PROMPT_CHARS``."""
-    found = [" ".join(_text(getattr(part, "content", "")).split()) for message in turn for part in message.parts
-             if part.part_kind == "user-prompt"]  # fmt: skip
+    found = [
+        " ".join(_text(getattr(part, "content", "")).split())
+        for message in turn
+        for part in message.parts
+        if part.part_kind == "user-prompt"
+    ]
     return [text if len(text) <= USER_PROMPT_CHARS else text[: USER_PROMPT_CHARS - 1] + "…" for text in found]
 
 
@@ -205,8 +210,10 @@ def cut_results(messages: Sequence[ModelMessage], limit: int) -> list[ModelMessa
     out: list[ModelMessage] = []
     for message in messages:
         if isinstance(message, ModelRequest):
-            parts = [replace(part, content=_cut(part.content, limit)) if isinstance(part, ToolReturnPart) else part
-                     for part in message.parts]  # fmt: skip
+            parts = [
+                replace(part, content=_cut(part.content, limit)) if isinstance(part, ToolReturnPart) else part
+                for part in message.parts
+            ]
             message = replace(message, parts=parts)
         out.append(message)
     return out

@@ -122,8 +122,10 @@ class Conversation:
         """
         info = self.stores.sessions.latest(self.workspace)
         if info is None:
-            raise UsageError(f"--continue: there is no earlier session in {self.workspace}; start one with "
-                             'chrysalis run "TASK" (chrysalis sessions lists every workspace\'s).')  # fmt: skip
+            raise UsageError(
+                f"--continue: there is no earlier session in {self.workspace}; start one with "
+                'chrysalis run "TASK" (chrysalis sessions lists every workspace\'s).'
+            )
         self._load(info)
         return info
 
@@ -167,8 +169,10 @@ class Conversation:
         except UnknownSession as exc:
             raise UsageError(f"{flag} {ref}: {exc}; chrysalis sessions lists them.") from exc
         if info.workspace != str(self.workspace):
-            raise UsageError(f"{flag} {ref}: session {info.id} belongs to {info.workspace}, not {self.workspace}; "
-                             f"add --workspace {info.workspace} to work there.")  # fmt: skip
+            raise UsageError(
+                f"{flag} {ref}: session {info.id} belongs to {info.workspace}, not {self.workspace}; "
+                f"add --workspace {info.workspace} to work there."
+            )
         return info
 
     def _load(self, info: SessionInfo) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from chrysalis.agent.events import Check
+from chrysalis.events import Check
 from chrysalis.tools.base import ToolResult, ToolSpec
 
 if TYPE_CHECKING:

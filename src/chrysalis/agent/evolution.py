@@ -239,8 +239,13 @@ async def evolve_agent(
         return EvolutionResult(0, 0, None, (), None, None, 0)
     current = stores.context.load(AGENT_CONTEXT)
     judge = judge_model if judge_model is not None else options.judge_model or model
-    replay = _Replay(failures, agent_module("planner", stores, priority=options.priority),
-                     agent_module("judge", stores, priority=options.priority), model, judge)  # fmt: skip
+    replay = _Replay(
+        failures,
+        agent_module("planner", stores, priority=options.priority),
+        agent_module("judge", stores, priority=options.priority),
+        model,
+        judge,
+    )
     proposer = agent_module("proposer", stores, priority=options.priority)
     say(f"{len(failures)} failed run(s) recorded; scoring the current lessons on {len(failures)}")
     baseline = await replay.score(current.system, current.tool_hints)
@@ -278,10 +283,12 @@ class _Replay:
         """The mean judge score of ``lessons`` and ``hints`` over the replay set."""
         results: list[float] = []
         for failure in self.failures:
-            plan = await self.planner.acall(model=self.model, lessons=lessons or "(none)",
-                                            tool_hints=hints or "(none)", task=failure.task)  # fmt: skip
-            verdict = await self.judge.acall(model=self.judge_model, task=failure.task,
-                                             known_failure=failure.problem, plan=str(plan.plan))  # fmt: skip
+            plan = await self.planner.acall(
+                model=self.model, lessons=lessons or "(none)", tool_hints=hints or "(none)", task=failure.task
+            )
+            verdict = await self.judge.acall(
+                model=self.judge_model, task=failure.task, known_failure=failure.problem, plan=str(plan.plan)
+            )
             self.calls += 2
             results.append(min(1.0, max(0.0, float(verdict.score))))
         return Candidate(lessons, hints, statistics.fmean(results), tuple(results))

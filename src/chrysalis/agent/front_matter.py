@@ -69,9 +69,10 @@ def split_front_matter(text: str) -> FrontMatter:
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
     if lines[0].rstrip() != _FENCE:
         raise FrontMatterError(
-            1, "no front matter: the file must start with a line '---', then 'name:' and 'description:' lines, "
-            "then another '---'"
-        )  # fmt: skip
+            1,
+            "no front matter: the file must start with a line '---', then 'name:' and 'description:' lines, "
+            "then another '---'",
+        )
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == _FENCE), None)
     if end is None:
         raise FrontMatterError(1, "the front matter opened here is never closed: add a line '---' after its last key")
@@ -178,8 +179,11 @@ def _quoted(text: str, line: int) -> str:
     try:  # YAML's common escapes are JSON's (\n \t \" \\ \/ \uXXXX)
         decoded: str = json.loads(f'"{inner}"')
     except json.JSONDecodeError:
-        raise FrontMatterError(line, "the double-quoted value has an escape this reader does not know; "
-                                     "use \\n, \\t, \\\\, \\\" or \\uXXXX, or single quotes") from None  # fmt: skip
+        raise FrontMatterError(
+            line,
+            "the double-quoted value has an escape this reader does not know; "
+            'use \\n, \\t, \\\\, \\" or \\uXXXX, or single quotes',
+        ) from None
     return decoded
 
 

@@ -96,8 +96,11 @@ def kg_tools(knowledge: KnowledgeStore) -> dict[str, ToolSpec]:
         return ToolResult.success(table)
 
     def kg_remove(args: KgRemoveArgs, ctx: ToolContext) -> ToolResult:
-        scopes = {"workspace": graph_scopes(ctx.workspace)[:1], "global": [GLOBAL_SCOPE],
-                  "both": graph_scopes(ctx.workspace)}[args.scope]  # fmt: skip
+        scopes = {
+            "workspace": graph_scopes(ctx.workspace)[:1],
+            "global": [GLOBAL_SCOPE],
+            "both": graph_scopes(ctx.workspace),
+        }[args.scope]
         try:
             gone = knowledge.remove(args.subject, args.predicate, args.object, scopes, literal=args.literal)
         except ValueError as exc:
@@ -110,14 +113,28 @@ def kg_tools(knowledge: KnowledgeStore) -> dict[str, ToolSpec]:
         return ToolResult.success("\n".join(f"Removed from {_where(t)}: {t.show()}" for t in gone))
 
     return {
-        "kg_add": ToolSpec("kg_add", "Add a fact to the knowledge graph as a triple, e.g. ('parser.py', 'depends_on', "
-                           "'lexer.py'); literal=true keeps the object as text. No approval needed.",
-                           KgAddArgs, "memory", 0, kg_add),
-        "kg_query": ToolSpec("kg_query", "Query the knowledge graph (this workspace's and global facts) with SPARQL "
-                             "SELECT/ASK/CONSTRUCT/DESCRIBE; read-only.", KgQueryArgs, "read", 0, kg_query),
-        "kg_remove": ToolSpec("kg_remove", "Remove a wrong fact (triple) from the knowledge graph.",
-                              KgRemoveArgs, "memory", 0, kg_remove),
-    }  # fmt: skip
+        "kg_add": ToolSpec(
+            "kg_add",
+            "Add a fact to the knowledge graph as a triple, e.g. ('parser.py', 'depends_on', "
+            "'lexer.py'); literal=true keeps the object as text. No approval needed.",
+            KgAddArgs,
+            "memory",
+            0,
+            kg_add,
+        ),
+        "kg_query": ToolSpec(
+            "kg_query",
+            "Query the knowledge graph (this workspace's and global facts) with SPARQL "
+            "SELECT/ASK/CONSTRUCT/DESCRIBE; read-only.",
+            KgQueryArgs,
+            "read",
+            0,
+            kg_query,
+        ),
+        "kg_remove": ToolSpec(
+            "kg_remove", "Remove a wrong fact (triple) from the knowledge graph.", KgRemoveArgs, "memory", 0, kg_remove
+        ),
+    }
 
 
 def _where(triple: Triple) -> str:

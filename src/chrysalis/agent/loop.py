@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.events import ErrorEvent, Event, ModelCall, RedFlag, RunResult
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.agent.verify import MAX_FAILED_CHECKS, FinalCheck
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError, InternalError, TaskStopped, report_bug
+from chrysalis.events import ErrorEvent, Event, ModelCall, RedFlag, RunResult
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequest
@@ -86,9 +86,15 @@ class AgentLoop:
         """What the run used; given by the session when sub-agents add their costs to it."""
         self.history = setup.history
         self.guards = setup.tools.guards
-        self.check = FinalCheck(setup.settings, setup.run_id, setup.emit, setup.tools.command_snapshot,
-                                max_failures=setup.check_retries, task=setup.task,
-                                durability=setup.durability)  # fmt: skip
+        self.check = FinalCheck(
+            setup.settings,
+            setup.run_id,
+            setup.emit,
+            setup.tools.command_snapshot,
+            max_failures=setup.check_retries,
+            task=setup.task,
+            durability=setup.durability,
+        )
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self._usage = (0, 0)
         """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""
@@ -119,10 +125,17 @@ class AgentLoop:
             raise self._ended(error) from exc
         t, verdict = self.tally, self.check.verdict
         result = RunResult(
-            run_id=self.setup.run_id, output=output, success=verdict.verified is not False, steps=t.steps,
-            input_tokens=t.input_tokens, output_tokens=t.output_tokens, cost_usd=t.cost_usd,
-            duration_ms=t.duration_ms, verified=verdict.verified, problem=verdict.problem,
-        )  # fmt: skip
+            run_id=self.setup.run_id,
+            output=output,
+            success=verdict.verified is not False,
+            steps=t.steps,
+            input_tokens=t.input_tokens,
+            output_tokens=t.output_tokens,
+            cost_usd=t.cost_usd,
+            duration_ms=t.duration_ms,
+            verified=verdict.verified,
+            problem=verdict.problem,
+        )
         if announce:
             self.setup.emit(result)
         return result
@@ -193,9 +206,17 @@ class AgentLoop:
         cost = self.setup.price(new_in, new_out)
         t.cost_usd += cost
         model = self.setup.model_name or self.setup.model.model_name
-        self.setup.emit(ModelCall(run_id=self.setup.run_id, step=t.steps, model=model, input_tokens=new_in,
-                                  output_tokens=new_out, cost_usd=cost,
-                                  duration_ms=round((time.perf_counter() - self._asked) * 1000, 1)))  # fmt: skip
+        self.setup.emit(
+            ModelCall(
+                run_id=self.setup.run_id,
+                step=t.steps,
+                model=model,
+                input_tokens=new_in,
+                output_tokens=new_out,
+                cost_usd=cost,
+                duration_ms=round((time.perf_counter() - self._asked) * 1000, 1),
+            )
+        )
         budget = self.setup.settings.budget
         if budget is not None and t.cost_usd > budget:
             raise TaskStopped("budget", f"Spent ${t.cost_usd:.4f}, over --budget ${budget:g}.")
@@ -224,8 +245,11 @@ class AgentLoop:
         self.setup.emit(RedFlag(run_id=self.setup.run_id, kind=kind, detail=detail))
 
     def _error(self, reason: str, message: str, exit_code: int) -> None:
-        self.setup.emit(ErrorEvent(run_id=self.setup.run_id, reason=reason, message=message, exit_code=exit_code,
-                                   steps=self.tally.steps))  # fmt: skip
+        self.setup.emit(
+            ErrorEvent(
+                run_id=self.setup.run_id, reason=reason, message=message, exit_code=exit_code, steps=self.tally.steps
+            )
+        )
 
     def _ended(self, error: ChrysalisError) -> ChrysalisError:
         """Emit the ``error`` event for ``error`` and hand it back to be raised."""

@@ -46,8 +46,9 @@ class RunMcp:
         _tell_once(config)
         if not config.servers:
             return
-        self._servers = McpServers(config.servers, workspace=self.settings.workspace,
-                                   log_dir=self.settings.home / "logs")  # fmt: skip
+        self._servers = McpServers(
+            config.servers, workspace=self.settings.workspace, log_dir=self.settings.home / "logs"
+        )
         await self._servers.start()
 
     def tools(self) -> dict[str, ToolSpec]:
@@ -89,8 +90,10 @@ async def server_states(settings: Settings) -> list[dict[str, Any]]:
         state = "ready" if server.error is None else f"failed: {server.error}"
         rows.append(server.config.to_json() | {"state": state, "tools": tools})
     for untrusted in config.untrusted:
-        rows.append(untrusted.to_json() | {"state": "not started: folder not trusted", "tools": [],
-                                           "fix": f"chrysalis trust {settings.workspace}"})  # fmt: skip
+        rows.append(
+            untrusted.to_json()
+            | {"state": "not started: folder not trusted", "tools": [], "fix": f"chrysalis trust {settings.workspace}"}
+        )
     return rows
 
 
@@ -109,8 +112,12 @@ def doctor_mcp(settings: Settings) -> list[dict[str, Any]]:
         return [{"name": None, "source": None, "state": f"failed: {exc}", "fix": "fix the file named above"}]
     shown: list[dict[str, Any]] = []
     for server in servers:
-        row = {"name": server["name"], "source": server["source"], "state": server["state"],
-               "tools": len(server["tools"])}  # fmt: skip
+        row = {
+            "name": server["name"],
+            "source": server["source"],
+            "state": server["state"],
+            "tools": len(server["tools"]),
+        }
         if server["state"].startswith("failed"):
             row["fix"] = f"fix or remove mcpServers.{server['name']} in {server['source']}"
         elif "fix" in server:

@@ -117,13 +117,26 @@ def memory_tools(memory: MemoryStore) -> dict[str, ToolSpec]:
         return ToolResult.success(f"Forgot memory {args.id}: {gone.text}")
 
     return {
-        "remember": ToolSpec("remember", "Save a fact, decision or preference for later runs (no approval needed).",
-                             RememberArgs, "memory", 0, remember),
-        "recall": ToolSpec("recall", "Search the memories saved in earlier runs (this workspace and global).",
-                           RecallArgs, "read", 0, recall),
-        "forget": ToolSpec("forget", "Delete a memory that is wrong or no longer true, by its id.",
-                           ForgetArgs, "memory", 0, forget),
-    }  # fmt: skip
+        "remember": ToolSpec(
+            "remember",
+            "Save a fact, decision or preference for later runs (no approval needed).",
+            RememberArgs,
+            "memory",
+            0,
+            remember,
+        ),
+        "recall": ToolSpec(
+            "recall",
+            "Search the memories saved in earlier runs (this workspace and global).",
+            RecallArgs,
+            "read",
+            0,
+            recall,
+        ),
+        "forget": ToolSpec(
+            "forget", "Delete a memory that is wrong or no longer true, by its id.", ForgetArgs, "memory", 0, forget
+        ),
+    }
 
 
 def _show_recall(found: Recall, workspace: Path) -> str:

@@ -76,6 +76,7 @@ class PriorityPlan:
 
 
 _SHORT = "Priority: keep it short and cheap. Use as few steps and tool calls as you can, and answer in a sentence."
+# fmt: skip below: one plan per row reads as a table (keyword, voting, limits, cost weight, retries, reasoning).
 KEYWORD_PLANS: dict[str, PriorityPlan] = {
     "cheap": PriorityPlan("cheap", "none", DecompositionLimits(2, 4, 0.10, 20_000, 0.5), 3.0, 1, False, _SHORT,
                           speed_weight=0.5),
@@ -94,8 +95,13 @@ KEYWORD_PLANS: dict[str, PriorityPlan] = {
                              strength_weight=2.0, refine=True),
 }  # fmt: skip
 """Seed 001's limits by priority; ``accurate`` is what a sentence about accuracy reads as."""
-_INTENT_KEYWORDS = {"accuracy": "accurate", "low cost": "cheap", "speed": "fast", "brevity": "compact",
-                    "detail": "verbose"}  # fmt: skip
+_INTENT_KEYWORDS = {
+    "accuracy": "accurate",
+    "low cost": "cheap",
+    "speed": "fast",
+    "brevity": "compact",
+    "detail": "verbose",
+}
 _STRICT_FIRST = ("cheap", "compact", "fast", "accurate", "verbose", "best")
 """When a priority says several things, the first of these in it decides the limits (resources win)."""
 
@@ -120,6 +126,11 @@ def plan_for(priority: str | None) -> PriorityPlan:
         plan = replace(plan, voting=max(plan.voting, "medium", key=VOTING_LEVELS.index))
     if no_object:  # "money is no object": ignore cost when choosing models, vote one level higher
         higher = VOTING_LEVELS[min(VOTING_LEVELS.index(plan.voting) + 1, len(VOTING_LEVELS) - 1)]
-        plan = replace(plan, cost_weight=0.0, voting=higher, strength_weight=max(plan.strength_weight, 2.0),
-                       limits=replace(plan.limits, max_cost_usd=max(plan.limits.max_cost_usd, 5.00)))  # fmt: skip
+        plan = replace(
+            plan,
+            cost_weight=0.0,
+            voting=higher,
+            strength_weight=max(plan.strength_weight, 2.0),
+            limits=replace(plan.limits, max_cost_usd=max(plan.limits.max_cost_usd, 5.00)),
+        )
     return plan

@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import Field
 
-from chrysalis.agent.events import Event
 from chrysalis.agent.priority import plan_for
 from chrysalis.config import Settings
+from chrysalis.events import Event
 from chrysalis.llm.names import ModelName
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
@@ -75,11 +75,23 @@ def repair_tool(
         if not command:
             raise ToolError("No test command is known for this project: set test_command in .chrysalis/config.toml.")
         level = plan_for(settings.priority).voting
-        config = RepairConfig(command, samples=SAMPLES, max_samples=MAX_SAMPLES, hint=args.hint,
-                              voting=VotingConfig.level("low" if level == "none" else level))  # fmt: skip
+        config = RepairConfig(
+            command,
+            samples=SAMPLES,
+            max_samples=MAX_SAMPLES,
+            hint=args.hint,
+            voting=VotingConfig.level("low" if level == "none" else level),
+        )
         sampler = await asyncio.to_thread(Sampler.for_model, model, settings, max_tokens=MAX_TOKENS)
-        repairer = Repairer(ctx.workspace, sampler, config, options=SandboxOptions.from_settings(settings),
-                            checkpoints=checkpoints, run_id=run_id, emit=emit)  # fmt: skip
+        repairer = Repairer(
+            ctx.workspace,
+            sampler,
+            config,
+            options=SandboxOptions.from_settings(settings),
+            checkpoints=checkpoints,
+            run_id=run_id,
+            emit=emit,
+        )
         report = await repairer.run(apply=True)
         if report.success and report.winner is not None:
             return ToolResult.success(
@@ -95,5 +107,9 @@ def repair_tool(
     return ToolSpec(
         "repair",
         "Fix failing tests automatically: finds the buggy line, tries many fixes, applies one the tests pass.",
-        RepairArgs, "write", 2, sync_only, arun=run,
-    )  # fmt: skip
+        RepairArgs,
+        "write",
+        2,
+        sync_only,
+        arun=run,
+    )

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chrysalis.agent.choice import RunChoice, RunChooser
 from chrysalis.agent.conversation import Conversation
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.events import Compacted, ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.kg_tools import kg_tools
@@ -38,6 +37,7 @@ from chrysalis.agent.subscriptions import subscription_tools
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError, UsageError
+from chrysalis.events import Compacted, ErrorEvent, Event, Refine, RunResult, Start
 from chrysalis.stores import SessionInfo, Stores
 from chrysalis.stores.context import Context
 from chrysalis.stores.memory import MemoryStore
@@ -226,12 +226,27 @@ class AgentSession:
         if done is None:
             return None
         used = summariser.used
-        self.stores.evals.log(run_id=run_id, profile="compaction", task_type="compaction", model=self.active_model,
-                              success=True, duration_ms=used.duration_ms, cost_usd=used.cost_usd,
-                              input_tokens=used.input_tokens, output_tokens=used.output_tokens)  # fmt: skip
-        self._emit(Compacted(run_id=run_id, turns_summarised=done.turns_summarised, reason=reason,
-                             tokens_before=done.tokens_before, tokens_after=done.tokens_after,
-                             summary_chars=len(done.summary)))  # fmt: skip
+        self.stores.evals.log(
+            run_id=run_id,
+            profile="compaction",
+            task_type="compaction",
+            model=self.active_model,
+            success=True,
+            duration_ms=used.duration_ms,
+            cost_usd=used.cost_usd,
+            input_tokens=used.input_tokens,
+            output_tokens=used.output_tokens,
+        )
+        self._emit(
+            Compacted(
+                run_id=run_id,
+                turns_summarised=done.turns_summarised,
+                reason=reason,
+                tokens_before=done.tokens_before,
+                tokens_after=done.tokens_after,
+                summary_chars=len(done.summary),
+            )
+        )
         return done
 
     async def _compact_if_needed(self, run_id: str) -> None:
@@ -249,9 +264,16 @@ class AgentSession:
         """
         wanted = profile_tools(profile)
         tools = {name: spec for name, spec in self.tools.items() if name in wanted}
-        session = AgentSession(settings, model=self.model, approver=self._one_at_a_time(), on_event=self.on_event,
-                               stores=self.stores, tools=tools, judge_model=self._judge_model,
-                               parent_run_id=parent_run_id)  # fmt: skip
+        session = AgentSession(
+            settings,
+            model=self.model,
+            approver=self._one_at_a_time(),
+            on_event=self.on_event,
+            stores=self.stores,
+            tools=tools,
+            judge_model=self._judge_model,
+            parent_run_id=parent_run_id,
+        )
         session.active_model = self.active_model
         session.profile = profile
         return session
@@ -317,8 +339,9 @@ class AgentSession:
             loop = AgentLoop(setup, tally=tally)
         except BaseException as exc:
             if isinstance(exc, ChrysalisError):  # e.g. a bad model name or budget: shown like any other error
-                self._emit(ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc),
-                                      exit_code=exc.exit_code))  # fmt: skip
+                self._emit(
+                    ErrorEvent(run_id=run_id, reason=type(exc).__name__, message=str(exc), exit_code=exc.exit_code)
+                )
             await self.mcp.stop()  # however the set-up failed (Ctrl-C included), no server outlives it
             raise
         success = False
@@ -376,8 +399,11 @@ class AgentSession:
             f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: {task}"
         )
         self.history = draft.history
-        setup = dataclasses.replace(self._setup(draft.setup.run_id, handover, subagents), history=draft.history,
-                                    on_history=draft.setup.on_history)  # fmt: skip
+        setup = dataclasses.replace(
+            self._setup(draft.setup.run_id, handover, subagents),
+            history=draft.history,
+            on_history=draft.setup.on_history,
+        )
         return AgentLoop(setup, tally=draft.tally)
 
     def _subagents(self, run_id: str, tally: Tally) -> SubAgents | None:
@@ -411,23 +437,55 @@ class AgentSession:
         skills = discover_skills(s.workspace, s.home)  # a broken skill is left out (the CLI warns), never raised
         memory = open_memory(self.stores, s)
         memories = memory_prompt(memory, task, s.workspace, s.memory_tokens)
-        system = build_system_prompt(s.workspace, s.mode, level=s.level, tool_hints=hints, lessons=learned.system,
-                                     guidance=plan.guidance, skills=skills.prompt_section(),
-                                     summary=self.conversation.summary if self.parent_run_id is None else "",
-                                     subscriptions=self._subscriptions(run_id, memory), memories=memories)  # fmt: skip
-        offered = (self.tools | (subagents.tools() if subagents is not None else {}) | repair | skills.tools()
-                   | self._memory(memory) | self.mcp.tools())  # fmt: skip
-        tools = GatedTools.for_run(s, offered, run_id=run_id, checkpoints=self.stores.checkpoints, emit=self._emit,
-                                   approver=self.approver, guards=RunGuards(), judge=self.judge(),
-                                   durability=self.durability)  # fmt: skip
+        system = build_system_prompt(
+            s.workspace,
+            s.mode,
+            level=s.level,
+            tool_hints=hints,
+            lessons=learned.system,
+            guidance=plan.guidance,
+            skills=skills.prompt_section(),
+            summary=self.conversation.summary if self.parent_run_id is None else "",
+            subscriptions=self._subscriptions(run_id, memory),
+            memories=memories,
+        )
+        offered = (
+            self.tools
+            | (subagents.tools() if subagents is not None else {})
+            | repair
+            | skills.tools()
+            | self._memory(memory)
+            | self.mcp.tools()
+        )
+        tools = GatedTools.for_run(
+            s,
+            offered,
+            run_id=run_id,
+            checkpoints=self.stores.checkpoints,
+            emit=self._emit,
+            approver=self.approver,
+            guards=RunGuards(),
+            judge=self.judge(),
+            durability=self.durability,
+        )
 
         def price(tokens_in: int, tokens_out: int) -> float:
             return cost_usd(model_name, tokens_in, tokens_out, s.prices)
 
-        return RunSetup(run_id=run_id, task=task, settings=s, model=self.model, instructions=system, tools=tools,
-                        history=self.history, emit=self._emit, price=price,
-                        check_retries=plan.check_retries, durability=self.durability,
-                        model_name=model_name)  # fmt: skip
+        return RunSetup(
+            run_id=run_id,
+            task=task,
+            settings=s,
+            model=self.model,
+            instructions=system,
+            tools=tools,
+            history=self.history,
+            emit=self._emit,
+            price=price,
+            check_retries=plan.check_retries,
+            durability=self.durability,
+            model_name=model_name,
+        )
 
     def _memory(self, memory: MemoryStore) -> dict[str, ToolSpec]:
         """The memory, knowledge graph and subscription tools, for the ``all`` profile and semantic mode.
@@ -473,9 +531,13 @@ class AgentSession:
     def _new_chooser(self) -> RunChooser:
         """Run choices for the current settings (again after ``reset_model``: ``auto`` may be new)."""
         return RunChooser.for_session(
-            self.settings, self.stores.evals, self._rng,
-            model_given=self._model_given, tools_given=self._tools_given, sub_agent=self.parent_run_id is not None,
-        )  # fmt: skip
+            self.settings,
+            self.stores.evals,
+            self._rng,
+            model_given=self._model_given,
+            tools_given=self._tools_given,
+            sub_agent=self.parent_run_id is not None,
+        )
 
     def _apply_choice(self, choice: RunChoice) -> None:
         """Use the chosen model and tool profile (also when a durable run's choice comes from its record)."""
@@ -486,13 +548,23 @@ class AgentSession:
     def _start_event(self, run_id: str, task: str, kind: str, choice: RunChoice) -> Start:
         s, routing, profile = self.settings, choice.routing, choice.profile
         return Start(
-            run_id=run_id, task=task, model=self.active_model, mode=s.mode, level=s.level, workspace=str(s.workspace),
-            task_type=kind, profile=profile.profile, profile_reason=profile.reason,
+            run_id=run_id,
+            task=task,
+            model=self.active_model,
+            mode=s.mode,
+            level=s.level,
+            workspace=str(s.workspace),
+            task_type=kind,
+            profile=profile.profile,
+            profile_reason=profile.reason,
             model_reason=routing.explain() if routing else None,
             candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
-            priority=s.priority, priority_plan=plan_for(s.priority).to_json(), parent_run_id=self.parent_run_id,
-            refine_model=choice.refiner, session_id=self.session_id if self.parent_run_id is None else None,
-        )  # fmt: skip
+            priority=s.priority,
+            priority_plan=plan_for(s.priority).to_json(),
+            parent_run_id=self.parent_run_id,
+            refine_model=choice.refiner,
+            session_id=self.session_id if self.parent_run_id is None else None,
+        )
 
     def _record_part(self, run_id: str, kind: str, tally: Tally, before: _Spent, *, success: bool) -> _Spent:
         """Log the active model's part of a run (what ``tally`` grew by since ``before``) to the eval store.
@@ -506,10 +578,16 @@ class AgentSession:
         self.total_cost_usd += cost
         self.total_tokens += tokens_in + tokens_out
         self.stores.evals.log(
-            run_id=run_id, profile=self.profile, task_type=kind, model=self.active_model, success=success,
-            duration_ms=now.duration_ms - before.duration_ms, cost_usd=cost, input_tokens=tokens_in,
+            run_id=run_id,
+            profile=self.profile,
+            task_type=kind,
+            model=self.active_model,
+            success=success,
+            duration_ms=now.duration_ms - before.duration_ms,
+            cost_usd=cost,
+            input_tokens=tokens_in,
             output_tokens=tokens_out,
-        )  # fmt: skip
+        )
         return now
 
     def _save_context(self, system: str) -> None:

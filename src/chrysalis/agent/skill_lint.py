@@ -88,17 +88,23 @@ def _names_a_skill_file(folder: Path, token: str) -> bool:
 
 def _problem(folder: Path, target: str) -> str | None:
     """Why ``target`` (relative to ``folder``) is a bad reference, or None when it is a file of the skill."""
-    outside = (f"refers to {target!r}, which is outside the skill's folder; a skill may use only its own files, "
-               "so copy it into the folder")  # fmt: skip
+    outside = (
+        f"refers to {target!r}, which is outside the skill's folder; a skill may use only its own files, "
+        "so copy it into the folder"
+    )
     if target.startswith(("/", "~")):
         return outside
     lexical = Path(posixpath.normpath(folder.resolve() / target))
     if not lexical.is_relative_to(folder.resolve()):
         return outside
     if not lexical.exists():
-        return (f"refers to {target!r}, which is not in the skill's folder; add it or fix the path (paths are "
-                "relative to the folder of SKILL.md)")  # fmt: skip
+        return (
+            f"refers to {target!r}, which is not in the skill's folder; add it or fix the path (paths are "
+            "relative to the folder of SKILL.md)"
+        )
     if not lexical.resolve().is_relative_to(folder.resolve()):
-        return (f"refers to {target!r}, a symlink that leads outside the skill's folder; a skill may use only its "
-                "own files, so copy the file into the folder")  # fmt: skip
+        return (
+            f"refers to {target!r}, a symlink that leads outside the skill's folder; a skill may use only its "
+            "own files, so copy the file into the folder"
+        )
     return None

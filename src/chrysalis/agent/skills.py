@@ -145,27 +145,41 @@ def _name_problems(path: Path, front: FrontMatter) -> Iterator[SkillProblem]:
     if len(name) > MAX_NAME_CHARS:
         yield SkillProblem(path, line, f"'name' is {len(name)} characters long; the most is {MAX_NAME_CHARS}")
     if not _NAME.match(name):
-        yield SkillProblem(path, line, f"'name' {name!r} may hold only lowercase letters, digits and single hyphens "
-                                       f"between them, e.g. {_slug(name)!r}")  # fmt: skip
+        yield SkillProblem(
+            path,
+            line,
+            f"'name' {name!r} may hold only lowercase letters, digits and single hyphens "
+            f"between them, e.g. {_slug(name)!r}",
+        )
     if name != folder:
-        yield SkillProblem(path, line, f"'name' {name!r} differs from its folder's name {folder!r}; "
-                                       "rename one so they are the same")  # fmt: skip
+        yield SkillProblem(
+            path, line, f"'name' {name!r} differs from its folder's name {folder!r}; rename one so they are the same"
+        )
 
 
 def _description_problems(path: Path, front: FrontMatter) -> Iterator[SkillProblem]:
     """``description``: present and not empty (fatal: the model could not know when to use it), at most 1024 chars."""
     given = front.fields.get("description")
     if given is None:
-        yield SkillProblem(path, 1, "the front matter has no 'description'; add one that says what the skill does "
-                                    "and when to use it", fatal=True)  # fmt: skip
+        yield SkillProblem(
+            path,
+            1,
+            "the front matter has no 'description'; add one that says what the skill does and when to use it",
+            fatal=True,
+        )
         return
     description = given.value.strip()
     if not description:
-        yield SkillProblem(path, given.line, "'description' is empty; say what the skill does and when to use it",
-                           fatal=True)  # fmt: skip
+        yield SkillProblem(
+            path, given.line, "'description' is empty; say what the skill does and when to use it", fatal=True
+        )
     elif len(description) > MAX_DESCRIPTION_CHARS:
-        yield SkillProblem(path, given.line, f"'description' is {len(description)} characters long; the most is "
-                                             f"{MAX_DESCRIPTION_CHARS} (move details into the body)")  # fmt: skip
+        yield SkillProblem(
+            path,
+            given.line,
+            f"'description' is {len(description)} characters long; the most is "
+            f"{MAX_DESCRIPTION_CHARS} (move details into the body)",
+        )
 
 
 def _slug(name: str) -> str:
@@ -213,8 +227,10 @@ class SkillSet:
         """The system prompt's lines about skills: names and descriptions only, never a body; '' when none."""
         if not self.skills:
             return ""
-        lines = ["Skills: instructions for particular tasks, not shown here. Before a task one of them is for, "
-                 "call skill with its name to read its instructions, then follow them."]  # fmt: skip
+        lines = [
+            "Skills: instructions for particular tasks, not shown here. Before a task one of them is for, "
+            "call skill with its name to read its instructions, then follow them."
+        ]
         size = len(lines[0])
         for shown, skill in enumerate(self.skills):
             summary = skill.summary
@@ -250,8 +266,14 @@ def discover_skills(workspace: Path, home: Path) -> SkillSet:
             continue
         twin = here.setdefault((origin, skill.name), skill)
         if twin is not skill:
-            broken.append(SkillProblem(path, 1, f"another skill here is already named {skill.name!r} ({twin.path}); "
-                                                "this one is left out", fatal=True))  # fmt: skip
+            broken.append(
+                SkillProblem(
+                    path,
+                    1,
+                    f"another skill here is already named {skill.name!r} ({twin.path}); this one is left out",
+                    fatal=True,
+                )
+            )
         elif skill.name in usable:
             shadowed.append(skill)
         else:
@@ -280,13 +302,20 @@ def _skill_files(root: Path, confine: Path | None, broken: list[SkillProblem]) -
         if not path.is_file():
             misnamed = _misnamed(folder)
             if misnamed is not None:
-                broken.append(SkillProblem(misnamed, 1, f"is named {misnamed.name!r}; it must be {SKILL_FILE!r}",
-                                           fatal=True))  # fmt: skip
+                broken.append(
+                    SkillProblem(misnamed, 1, f"is named {misnamed.name!r}; it must be {SKILL_FILE!r}", fatal=True)
+                )
             continue
         real = _real(path)
         if confine is not None and (real is None or not real.is_relative_to(confine.resolve())):
-            broken.append(SkillProblem(path, 1, "leads out of the workspace through a symlink; a workspace skill "
-                                                "must live in the workspace", fatal=True))  # fmt: skip
+            broken.append(
+                SkillProblem(
+                    path,
+                    1,
+                    "leads out of the workspace through a symlink; a workspace skill must live in the workspace",
+                    fatal=True,
+                )
+            )
             continue
         yield path
 
@@ -322,8 +351,11 @@ def skill_tool(skills: SkillSet) -> ToolSpec:
     return ToolSpec(
         "skill",
         "Read a skill's instructions (the skills are listed in the system prompt); read one before a task it is for.",
-        SkillArgs, "read", 0, run,
-    )  # fmt: skip
+        SkillArgs,
+        "read",
+        0,
+        run,
+    )
 
 
 def _instructions(skill: Skill, workspace: Path) -> str:
@@ -353,8 +385,10 @@ def _read_file(skill: Skill, relative: str) -> str:
     try:
         path = resolve(root, relative, must_exist=True)
     except ToolError:
-        raise ToolError(f"Skill {skill.name!r} has no file {relative!r}; its files are: "
-                        f"{', '.join(_files(skill)) or 'none besides SKILL.md'}.") from None  # fmt: skip
+        raise ToolError(
+            f"Skill {skill.name!r} has no file {relative!r}; its files are: "
+            f"{', '.join(_files(skill)) or 'none besides SKILL.md'}."
+        ) from None
     data = read_bytes(root, path, relative)
     if b"\0" in data[:8192]:
         raise ToolError(f"{relative!r} of skill {skill.name!r} is a binary file; it cannot be shown as text.")

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import Event, RedFlag, TextDelta
+from chrysalis.events import Event, RedFlag, TextDelta
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse

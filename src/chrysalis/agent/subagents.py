@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from chrysalis.agent.events import RunResult
 from chrysalis.config import MODES, Settings
 from chrysalis.errors import ChrysalisError
+from chrysalis.events import RunResult
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.policy import mode_narrows
 
@@ -54,9 +54,10 @@ class SpawnArgs(ToolArgs):
 
     task: str = Field(description="What the sub-agent should do, complete in itself (it sees nothing else).")
     profile: Literal["editor", "researcher", "vcs", "all"] = Field(
-        default="editor", description="Its tools: editor (read and edit files), researcher (read, search, web), "
+        default="editor",
+        description="Its tools: editor (read and edit files), researcher (read, search, web), "
         "vcs (git), all (everything this run has).",
-    )  # fmt: skip
+    )
     mode: str | None = Field(default=None, description="Its mode; default: this run's. It may only be narrower.")
     level: int | None = Field(default=None, ge=0, le=3, description="Its security level; at most this run's.")
     max_steps: int | None = Field(default=None, ge=1, le=100, description="Most model requests it may make.")
@@ -91,11 +92,21 @@ class Child:
 
     def report(self) -> dict[str, Any]:
         """What the parent's model reads about this sub-agent."""
-        out: dict[str, Any] = {"id": self.id, "status": self.status, "task": self.task,
-                               "level": self.settings.level, "mode": self.settings.mode}  # fmt: skip
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "task": self.task,
+            "level": self.settings.level,
+            "mode": self.settings.mode,
+        }
         if self.result is not None:
-            out |= {"answer": self.result.output, "success": self.result.success, "verified": self.result.verified,
-                    "steps": self.result.steps, "cost_usd": round(self.result.cost_usd, 6)}  # fmt: skip
+            out |= {
+                "answer": self.result.output,
+                "success": self.result.success,
+                "verified": self.result.verified,
+                "steps": self.result.steps,
+                "cost_usd": round(self.result.cost_usd, 6),
+            }
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -121,13 +132,34 @@ class SubAgents:
             return ToolResult.failure("Sub-agent tools run only inside an agent run.")
 
         specs = [
-            ToolSpec("spawn_agent", "Start a sub-agent on a self-contained part of the task; returns its id at once.",
-                     SpawnArgs, "read", 0, sync_only, arun=self._spawn),
-            ToolSpec("agent_status", "Wait for a sub-agent and get its answer (or list all sub-agents).",
-                     StatusArgs, "read", 0, sync_only, arun=self._status),
-            ToolSpec("cancel_agent", "Stop a sub-agent that is no longer needed.", CancelArgs, "read", 0, sync_only,
-                     arun=self._cancel),
-        ]  # fmt: skip
+            ToolSpec(
+                "spawn_agent",
+                "Start a sub-agent on a self-contained part of the task; returns its id at once.",
+                SpawnArgs,
+                "read",
+                0,
+                sync_only,
+                arun=self._spawn,
+            ),
+            ToolSpec(
+                "agent_status",
+                "Wait for a sub-agent and get its answer (or list all sub-agents).",
+                StatusArgs,
+                "read",
+                0,
+                sync_only,
+                arun=self._status,
+            ),
+            ToolSpec(
+                "cancel_agent",
+                "Stop a sub-agent that is no longer needed.",
+                CancelArgs,
+                "read",
+                0,
+                sync_only,
+                arun=self._cancel,
+            ),
+        ]
         return {spec.name: spec for spec in specs}
 
     async def close(self) -> None:
@@ -152,8 +184,11 @@ class SubAgents:
         child = Child(id=child_id, task=args.task, settings=settings, session=session)
         self.children[child_id] = child
         child.runner = asyncio.create_task(self._run(child), name=f"chrysalis {child_id}")
-        report = child.report() | {"budget_usd": settings.budget, "max_steps": settings.max_steps,
-                                   "tools": sorted(session.tools)}  # fmt: skip
+        report = child.report() | {
+            "budget_usd": settings.budget,
+            "max_steps": settings.max_steps,
+            "tools": sorted(session.tools),
+        }
         return ToolResult.success(report)
 
     async def _status(self, args: StatusArgs, _ctx: ToolContext) -> ToolResult:
@@ -192,8 +227,14 @@ class SubAgents:
         if not mode_narrows(mode, parent.mode):
             raise ToolError(f"A sub-agent may not use mode {mode!r}: it allows more than this run's {parent.mode!r}.")
         steps = min(args.max_steps or DEFAULT_CHILD_STEPS, parent.max_steps)
-        return dataclasses.replace(parent, level=level, mode=mode, max_steps=steps,  # type: ignore[arg-type]
-                                   budget=self._carved_budget(), profile=args.profile)  # fmt: skip
+        return dataclasses.replace(
+            parent,
+            level=level,
+            mode=mode,  # type: ignore[arg-type]
+            max_steps=steps,
+            budget=self._carved_budget(),
+            profile=args.profile,
+        )
 
     def _carved_budget(self) -> float | None:
         budget = self.parent.settings.budget

@@ -95,8 +95,10 @@ def parse_target(text: str, workspace: Path) -> tuple[SubscriptionKind, str]:
     if kind == "glob":
         return kind, rel
     if not path.exists():
-        raise BadSubscription(f"{raw!r} does not exist in the workspace; to follow a file that does not exist yet, "
-                              f"subscribe to a glob such as {rel + '*'!r}.")  # fmt: skip
+        raise BadSubscription(
+            f"{raw!r} does not exist in the workspace; to follow a file that does not exist yet, "
+            f"subscribe to a glob such as {rel + '*'!r}."
+        )
     if path.is_dir():
         glob = "**/*.py" if rel == "." else rel + "/**/*.py"
         raise BadSubscription(f"{raw!r} is a folder; subscribe to a glob of its files, such as {glob!r}.")
@@ -229,8 +231,10 @@ def subscription_tools(subscriptions: Subscriptions) -> dict[str, ToolSpec]:
         sub = added.subscription
         if not added.new:
             return ToolResult.success(f"Already subscribed as [{sub.id}] {sub.label}.")
-        said = (f"Subscribed as [{sub.id}] {sub.label}: from the next task on, its fresh content is in your "
-                "instructions (read_file shows a file now).")  # fmt: skip
+        said = (
+            f"Subscribed as [{sub.id}] {sub.label}: from the next task on, its fresh content is in your "
+            "instructions (read_file shows a file now)."
+        )
         return ToolResult.success(said + (f" Note: {added.warning}" if added.warning else ""))
 
     def unsubscribe(args: UnsubscribeArgs, _ctx: ToolContext) -> ToolResult:
@@ -241,9 +245,16 @@ def subscription_tools(subscriptions: Subscriptions) -> dict[str, ToolSpec]:
         return ToolResult.success(f"Unsubscribed [{gone.id}] {gone.label}; from the next task on it is not shown.")
 
     return {
-        "subscribe": ToolSpec("subscribe", "Follow a file, glob or memory query: its fresh content is put in your "
-                              "instructions at the start of every later task (no approval needed).",
-                              SubscribeArgs, "memory", 0, subscribe),
-        "unsubscribe": ToolSpec("unsubscribe", "Stop following a subscription, by its id.",
-                                UnsubscribeArgs, "memory", 0, unsubscribe),
-    }  # fmt: skip
+        "subscribe": ToolSpec(
+            "subscribe",
+            "Follow a file, glob or memory query: its fresh content is put in your "
+            "instructions at the start of every later task (no approval needed).",
+            SubscribeArgs,
+            "memory",
+            0,
+            subscribe,
+        ),
+        "unsubscribe": ToolSpec(
+            "unsubscribe", "Stop following a subscription, by its id.", UnsubscribeArgs, "memory", 0, unsubscribe
+        ),
+    }

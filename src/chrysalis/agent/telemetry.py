@@ -19,8 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import ErrorEvent, Event, ModelCall, RunResult, Start, ToolCall, ToolResultEvent
 from chrysalis.errors import UsageError
+from chrysalis.events import ErrorEvent, Event, ModelCall, RunResult, Start, ToolCall, ToolResultEvent
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -86,11 +86,17 @@ class Telemetry:
 
     def _start(self, event: Start) -> None:
         parent = self._runs.get(event.parent_run_id or "")
-        attributes = {"chrysalis.run_id": event.run_id, "chrysalis.task_type": event.task_type,
-                      "chrysalis.model": event.model, "chrysalis.mode": event.mode, "chrysalis.level": event.level,
-                      "chrysalis.profile": event.profile, "chrysalis.priority": event.priority,
-                      "chrysalis.workspace": event.workspace,
-                      "chrysalis.session_id": event.session_id or ""}  # fmt: skip
+        attributes = {
+            "chrysalis.run_id": event.run_id,
+            "chrysalis.task_type": event.task_type,
+            "chrysalis.model": event.model,
+            "chrysalis.mode": event.mode,
+            "chrysalis.level": event.level,
+            "chrysalis.profile": event.profile,
+            "chrysalis.priority": event.priority,
+            "chrysalis.workspace": event.workspace,
+            "chrysalis.session_id": event.session_id or "",
+        }
         span = self._span("chrysalis.run", parent.span if parent else None, event.ts, attributes)
         self._runs[event.run_id] = _Run(span)
 
@@ -99,11 +105,18 @@ class Telemetry:
         if run.step is not None:
             run.step.end(end_time=_ns(sent))
         run.step = self._span("chrysalis.step", run.span, sent, {"chrysalis.step": event.step})
-        call = self._span("chrysalis.model_call", run.step, sent, {
-            "gen_ai.request.model": event.model, "gen_ai.usage.input_tokens": event.input_tokens,
-            "gen_ai.usage.output_tokens": event.output_tokens, "chrysalis.cost_usd": event.cost_usd,
-            "chrysalis.duration_ms": event.duration_ms,
-        })  # fmt: skip
+        call = self._span(
+            "chrysalis.model_call",
+            run.step,
+            sent,
+            {
+                "gen_ai.request.model": event.model,
+                "gen_ai.usage.input_tokens": event.input_tokens,
+                "gen_ai.usage.output_tokens": event.output_tokens,
+                "chrysalis.cost_usd": event.cost_usd,
+                "chrysalis.duration_ms": event.duration_ms,
+            },
+        )
         call.end(end_time=_ns(event.ts))
 
     def _tool_result(self, run: _Run, event: ToolResultEvent) -> None:
@@ -112,8 +125,9 @@ class Telemetry:
         span = run.tools.pop(event.call_id, None)
         if span is None:
             return
-        span.set_attributes({"chrysalis.decision": event.decision, "chrysalis.ok": event.ok,
-                             "chrysalis.duration_ms": event.duration_ms})  # fmt: skip
+        span.set_attributes(
+            {"chrysalis.decision": event.decision, "chrysalis.ok": event.ok, "chrysalis.duration_ms": event.duration_ms}
+        )
         if not event.ok:
             span.set_status(StatusCode.ERROR, (event.error or "")[:200])
         span.end(end_time=_ns(event.ts))
@@ -127,10 +141,15 @@ class Telemetry:
         if run.step is not None:
             run.step.end(end_time=_ns(event.ts))
         if isinstance(event, RunResult):
-            run.span.set_attributes({"chrysalis.success": event.success, "chrysalis.steps": event.steps,
-                                     "gen_ai.usage.input_tokens": event.input_tokens,
-                                     "gen_ai.usage.output_tokens": event.output_tokens,
-                                     "chrysalis.cost_usd": event.cost_usd})  # fmt: skip
+            run.span.set_attributes(
+                {
+                    "chrysalis.success": event.success,
+                    "chrysalis.steps": event.steps,
+                    "gen_ai.usage.input_tokens": event.input_tokens,
+                    "gen_ai.usage.output_tokens": event.output_tokens,
+                    "chrysalis.cost_usd": event.cost_usd,
+                }
+            )
             if not event.success:
                 run.span.set_status(StatusCode.ERROR, (event.problem or "the check failed")[:200])
         else:
@@ -156,8 +175,10 @@ def telemetry_for(kind: str) -> Telemetry:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
     except ImportError as exc:
-        raise UsageError(f"telemetry = {kind} needs OpenTelemetry's SDK: pip install 'chrysalis-forge[telemetry]' "
-                         "(or set telemetry = off).") from exc  # fmt: skip
+        raise UsageError(
+            f"telemetry = {kind} needs OpenTelemetry's SDK: pip install 'chrysalis-forge[telemetry]' "
+            "(or set telemetry = off)."
+        ) from exc
     provider = TracerProvider(resource=Resource.create({"service.name": SERVICE}))
     if kind == "console":
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))

@@ -15,11 +15,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.durability import Durability, interrupted
-from chrysalis.agent.events import ApprovalRequest, Event, JudgeVerdict, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.agent.guards import RunGuards, edit_hint
 from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, UsageError
+from chrysalis.events import ApprovalRequest, Event, JudgeVerdict, RedFlag, ToolCall, ToolResultEvent
 from chrysalis.redact import current as current_redactor
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
@@ -111,8 +111,13 @@ class GatedTools:
 
         policy = Policy.from_settings(s)
         sandboxed = policy.command_sandbox == "read-only"
-        context = ToolContext(workspace=s.workspace, before_write=before_write, sandbox=sandboxed,
-                              sandbox_options=SandboxOptions.from_settings(s), test_command=s.test_command)  # fmt: skip
+        context = ToolContext(
+            workspace=s.workspace,
+            before_write=before_write,
+            sandbox=sandboxed,
+            sandbox_options=SandboxOptions.from_settings(s),
+            test_command=s.test_command,
+        )
         offered = {name: spec for name, spec in tools.items() if policy.offers(spec)}
 
         def command_snapshot(kind: str) -> AbstractContextManager[None]:
@@ -146,8 +151,11 @@ class GatedTools:
             async def function(ctx: RunContext[Any], _name: str = spec.name, **kwargs: Any) -> dict[str, Any]:
                 return await self.call(_name, kwargs, ctx.tool_call_id or "")
 
-            tools.append(Tool.from_schema(function, spec.name, spec.description, spec.json_schema(), takes_ctx=True,
-                                          sequential=sequential))  # fmt: skip
+            tools.append(
+                Tool.from_schema(
+                    function, spec.name, spec.description, spec.json_schema(), takes_ctx=True, sequential=sequential
+                )
+            )
         return tools
 
     async def call(self, name: str, raw_args: dict[str, Any], call_id: str) -> dict[str, Any]:
@@ -241,8 +249,17 @@ class GatedTools:
         """The policy's decision after the security judge's verdict: an unsafe command is always asked about."""
         assert self.judge is not None
         verdict = await self.judge.review(spec.name, raw_args)
-        self.emit(JudgeVerdict(run_id=self.run_id, call_id=call_id, tool=spec.name, model=verdict.model,
-                               safe=verdict.safe, reason=verdict.reason, duration_ms=verdict.duration_ms))  # fmt: skip
+        self.emit(
+            JudgeVerdict(
+                run_id=self.run_id,
+                call_id=call_id,
+                tool=spec.name,
+                model=verdict.model,
+                safe=verdict.safe,
+                reason=verdict.reason,
+                duration_ms=verdict.duration_ms,
+            )
+        )
         said = f"The security judge ({verdict.model}) says {verdict.label}: {verdict.reason}"
         if verdict.safe:
             return replace(decision, reason=f"{decision.reason} {said}") if decision.kind == "ask" else decision

@@ -28,10 +28,10 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.events import Check, Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
+from chrysalis.events import Check, Event
 from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError
 from chrysalis.tools.policy import Policy
@@ -145,15 +145,21 @@ class FinalCheck:
         """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
         sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
-        context = ToolContext(workspace=s.workspace, sandbox=sandboxed, test_command=command,
-                              sandbox_options=SandboxOptions.from_settings(s), commands=self._commands)  # fmt: skip
+        context = ToolContext(
+            workspace=s.workspace,
+            sandbox=sandboxed,
+            test_command=command,
+            sandbox_options=SandboxOptions.from_settings(s),
+            commands=self._commands,
+        )
         snapshots = None if sandboxed else self._command_snapshot
         try:
             with snapshots("final_check") if snapshots is not None else nullcontext():
                 code, report = run_command(command, context)
         except (ToolError, UsageError) as exc:  # no sandbox here, or no snapshot (no git, workspace too big)
-            verdict = Verdict(verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc),
-                              ran=False)  # fmt: skip
+            verdict = Verdict(
+                verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc), ran=False
+            )
             return verdict, self._event(command, None, sandboxed, str(exc))
         event = self._event(command, code, sandboxed, report[-_EVENT_TAIL_CHARS:])
         if code == 0:
@@ -163,5 +169,6 @@ class FinalCheck:
         return Verdict(verified=False, problem=problem, report=report), event
 
     def _event(self, command: str, code: int | None, sandboxed: bool, report: str) -> Check:
-        return Check(run_id=self._run_id, command=command, passed=code == 0, exit_code=code, sandboxed=sandboxed,
-                     report=report)  # fmt: skip
+        return Check(
+            run_id=self._run_id, command=command, passed=code == 0, exit_code=code, sandboxed=sandboxed, report=report
+        )

@@ -30,18 +30,21 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 config_app = typer.Typer(help="Show the effective settings and where each comes from.", add_completion=False)
-models_app = typer.Typer(help="List the models and fetch the embedded model's weights.", add_completion=False,
-                         invoke_without_command=True)  # fmt: skip
+models_app = typer.Typer(
+    help="List the models and fetch the embedded model's weights.", add_completion=False, invoke_without_command=True
+)
 archive_app = typer.Typer(help="Inspect the archives that compile makes.", add_completion=False)
-daemon_app = typer.Typer(help="A warm process that makes `chrysalis run` start in a fraction of the time.",
-                         add_completion=False)  # fmt: skip
+daemon_app = typer.Typer(
+    help="A warm process that makes `chrysalis run` start in a fraction of the time.", add_completion=False
+)
 app.add_typer(config_app, name="config")
 app.add_typer(daemon_app, name="daemon")
 keys_app = typer.Typer(help="The Ed25519 key pair that signs approvals.", add_completion=False)
 app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
-skills_app = typer.Typer(help="Skills: SKILL.md instructions the agent reads when a task needs them.",
-                         add_completion=False)  # fmt: skip
+skills_app = typer.Typer(
+    help="Skills: SKILL.md instructions the agent reads when a task needs them.", add_completion=False
+)
 app.add_typer(skills_app, name="skills")
 
 
@@ -71,10 +74,23 @@ def fix(
     """Make the failing tests pass: localise, sample many patches, keep those the tests pass, vote, apply."""
     from chrysalis.cli.fix_cmd import fix_command
 
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                   timeout=timeout, workspace=workspace)  # fmt: skip
-    raise typer.Exit(_guarded(lambda: fix_command(flags, test=test, samples=samples, max_samples=max_samples,
-                                                  json_output=json_output, forms=forms)))  # fmt: skip
+    flags = _flags(
+        model=model,
+        base_url=base_url,
+        mode=mode,
+        level=level,
+        priority=priority,
+        budget=budget,
+        timeout=timeout,
+        workspace=workspace,
+    )
+    raise typer.Exit(
+        _guarded(
+            lambda: fix_command(
+                flags, test=test, samples=samples, max_samples=max_samples, json_output=json_output, forms=forms
+            )
+        )
+    )
 
 
 app.add_typer(archive_app, name="archive")
@@ -154,8 +170,16 @@ def root(
         return
     from chrysalis.cli.repl import repl_command
 
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes,
-                   judge=judge, unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
+    flags = _flags(
+        model=model,
+        base_url=base_url,
+        mode=mode,
+        level=level,
+        workspace=workspace,
+        yes=yes,
+        judge=judge,
+        unsafe_no_sandbox=unsafe_no_sandbox or None,
+    )
     raise typer.Exit(_guarded(lambda: repl_command(flags)))
 
 
@@ -206,9 +230,19 @@ def run(
     if durable:
         from chrysalis.cli.queue_cmd import durable_run_command
 
-        flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                       timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes,
-                       unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
+        flags = _flags(
+            model=model,
+            base_url=base_url,
+            mode=mode,
+            level=level,
+            priority=priority,
+            budget=budget,
+            timeout=timeout,
+            max_steps=max_steps,
+            workspace=workspace,
+            yes=yes,
+            unsafe_no_sandbox=unsafe_no_sandbox or None,
+        )
         raise typer.Exit(_guarded(lambda: durable_run_command(task, flags, json_output=json_output)))
     warm = run_through_daemon(_argv, chrysalis_home()) if _argv else None
     if warm is not None:
@@ -217,15 +251,31 @@ def run(
 
     global _debug
     _debug = _debug or debug
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                   timeout=timeout, max_steps=max_steps, workspace=workspace, yes=yes, judge=judge,
-                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
-    raise typer.Exit(_guarded(lambda: run_command(task, flags, json_output=json_output, conversation=conversation),
-                              json_output=json_output))  # fmt: skip
+    flags = _flags(
+        model=model,
+        base_url=base_url,
+        mode=mode,
+        level=level,
+        priority=priority,
+        budget=budget,
+        timeout=timeout,
+        max_steps=max_steps,
+        workspace=workspace,
+        yes=yes,
+        judge=judge,
+        unsafe_no_sandbox=unsafe_no_sandbox or None,
+    )
+    raise typer.Exit(
+        _guarded(
+            lambda: run_command(task, flags, json_output=json_output, conversation=conversation),
+            json_output=json_output,
+        )
+    )
 
 
-sessions_app = typer.Typer(help="Conversations that carry over: list them, export one.", add_completion=False,
-                           invoke_without_command=True)  # fmt: skip
+sessions_app = typer.Typer(
+    help="Conversations that carry over: list them, export one.", add_completion=False, invoke_without_command=True
+)
 app.add_typer(sessions_app, name="sessions")
 
 
@@ -272,8 +322,16 @@ def decompose(
     """Split a task into a plan (voting on each split), run its leaves with sub-agents, merge their answers."""
     from chrysalis.cli.decompose_cmd import decompose_command
 
-    flags = _flags(model=model, base_url=base_url, mode=mode, level=level, priority=priority, budget=budget,
-                   workspace=workspace, yes=yes)  # fmt: skip
+    flags = _flags(
+        model=model,
+        base_url=base_url,
+        mode=mode,
+        level=level,
+        priority=priority,
+        budget=budget,
+        workspace=workspace,
+        yes=yes,
+    )
     raise typer.Exit(_guarded(lambda: decompose_command(task, flags, json_output=json_output), json_output=json_output))
 
 
@@ -429,8 +487,9 @@ def doctor(
     """Check the model, keys, sandbox, database and versions, with the fix for each problem (exit 1: no sandbox)."""
     from chrysalis.cli.doctor_cmd import doctor_command
 
-    flags = _flags(workspace=workspace, model=model, base_url=base_url, level=level,
-                   unsafe_no_sandbox=unsafe_no_sandbox or None)  # fmt: skip
+    flags = _flags(
+        workspace=workspace, model=model, base_url=base_url, level=level, unsafe_no_sandbox=unsafe_no_sandbox or None
+    )
     raise typer.Exit(_guarded(lambda: doctor_command(flags, json_output=json_output), json_output=json_output))
 
 
@@ -485,8 +544,18 @@ def submit(
     """Queue a durable run and return at once (its id); `chrysalis worker` executes it."""
     from chrysalis.cli.queue_cmd import submit_command
 
-    flags = _flags(model=model, base_url=base_url, level=level, mode=mode, yes=yes, workspace=workspace,
-                   priority=priority, budget=budget, timeout=timeout, max_steps=max_steps)  # fmt: skip
+    flags = _flags(
+        model=model,
+        base_url=base_url,
+        level=level,
+        mode=mode,
+        yes=yes,
+        workspace=workspace,
+        priority=priority,
+        budget=budget,
+        timeout=timeout,
+        max_steps=max_steps,
+    )
     raise typer.Exit(_guarded(lambda: submit_command(task, flags, urgency=urgency, json_output=json_output)))
 
 
@@ -503,8 +572,13 @@ def worker(
     """Execute queued runs (several workers, here or on other machines, share one queue)."""
     from chrysalis.cli.queue_cmd import worker_command
 
-    raise typer.Exit(_guarded(lambda: worker_command(concurrency=concurrency, exit_when_idle=exit_when_idle,
-                                                     queue_concurrency=queue_concurrency)))  # fmt: skip
+    raise typer.Exit(
+        _guarded(
+            lambda: worker_command(
+                concurrency=concurrency, exit_when_idle=exit_when_idle, queue_concurrency=queue_concurrency
+            )
+        )
+    )
 
 
 @app.command("queue")
@@ -669,8 +743,9 @@ def memory_reindex(
     raise typer.Exit(_guarded(lambda: memory_reindex_command(flags, everything=everything, json_output=json_output)))
 
 
-kg_app = typer.Typer(help="The knowledge graph (semantic mode): query it with SPARQL, list its triples.",
-                     add_completion=False)  # fmt: skip
+kg_app = typer.Typer(
+    help="The knowledge graph (semantic mode): query it with SPARQL, list its triples.", add_completion=False
+)
 app.add_typer(kg_app, name="kg")
 
 
@@ -723,12 +798,16 @@ def serve(
     from chrysalis.cli.serve_cmd import serve_command
 
     flags = _flags(model=model, base_url=base_url, mode=mode, level=level, workspace=workspace, yes=yes)
-    raise typer.Exit(_guarded(lambda: serve_command(flags, mcp=mcp, acp=acp, http=http, host=host, port=port,
-                                                    concurrency=concurrency)))  # fmt: skip
+    raise typer.Exit(
+        _guarded(
+            lambda: serve_command(flags, mcp=mcp, acp=acp, http=http, host=host, port=port, concurrency=concurrency)
+        )
+    )
 
 
-mcp_app = typer.Typer(help="MCP servers from .chrysalis/mcp.json or .mcp.json: their tools and state.",
-                      add_completion=False)  # fmt: skip
+mcp_app = typer.Typer(
+    help="MCP servers from .chrysalis/mcp.json or .mcp.json: their tools and state.", add_completion=False
+)
 app.add_typer(mcp_app, name="mcp")
 
 
@@ -812,8 +891,15 @@ def _print_json_error(error: ChrysalisError) -> None:
 
     from chrysalis.redact import current
 
-    event = {"run_id": None, "ts": time.time(), "type": "error", "reason": type(error).__name__,
-             "message": str(error), "exit_code": error.exit_code, "steps": 0}  # fmt: skip
+    event = {
+        "run_id": None,
+        "ts": time.time(),
+        "type": "error",
+        "reason": type(error).__name__,
+        "message": str(error),
+        "exit_code": error.exit_code,
+        "steps": 0,
+    }
     sys.stdout.write(json.dumps(current().value(event)) + "\n")
     sys.stdout.flush()
 

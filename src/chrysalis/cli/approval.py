@@ -71,8 +71,9 @@ def show_request(console: Console, tool: str, args: dict[str, Any], reason: str,
     """Print why approval is needed, the call, and for a call that changes files, its diff."""
     redact = current_redactor().text
     diff, problem = _diff_of(tool, args, workspace)
-    shown = ", ".join(f"{key}={redact(str(value))[:_ARG_CHARS]!r}" for key, value in args.items()
-                      if diff is None or key == "path")  # fmt: skip
+    shown = ", ".join(
+        f"{key}={redact(str(value))[:_ARG_CHARS]!r}" for key, value in args.items() if diff is None or key == "path"
+    )
     console.print(Text(reason), Text(f"  {tool}({shown})"), sep="\n")
     if problem is not None:
         console.print(Text.assemble(("  no diff: ", "yellow"), _visible(_first_line(problem))))

@@ -72,8 +72,9 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
     with _store(url) as store:
         request = store.get(request_id)
         key = load_private(chrysalis_home())
-        envelope = sign(key, request_id=request.id, tool=request.tool, args=request.args,
-                        decision="deny" if deny else "allow")  # fmt: skip
+        envelope = sign(
+            key, request_id=request.id, tool=request.tool, args=request.args, decision="deny" if deny else "allow"
+        )
         store.decide(envelope)
     wake(url, request.run_id, approval_topic(request.id))  # the waiting run looks now, not at its next timeout
     if json_output:

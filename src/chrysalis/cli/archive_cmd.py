@@ -83,9 +83,16 @@ def render_archive(archive: ModuleArchive, console: Console, *, points: bool = F
     for point in archive.points:
         p = point.phenotype
         table.add_row(
-            point.id, f"{p.score:.3f}", f"{p.latency_ms:.0f}", f"{p.cost_usd:.2g}", f"{p.tokens:.0f}",
-            " ".join(limits.bin_of(p)), point.operator, point.parent or "-", str(len(point.module.demos)),
-        )  # fmt: skip
+            point.id,
+            f"{p.score:.3f}",
+            f"{p.latency_ms:.0f}",
+            f"{p.cost_usd:.2g}",
+            f"{p.tokens:.0f}",
+            " ".join(limits.bin_of(p)),
+            point.operator,
+            point.parent or "-",
+            str(len(point.module.demos)),
+        )
     console.print(table)
 
 

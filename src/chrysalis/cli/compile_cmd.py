@@ -67,9 +67,15 @@ def compile_command(
     try:
         with flag_errors():
             compiled = compile_module(
-                module, trainset, metric_value, options, devset=devset, model=chosen, home=settings.home,
+                module,
+                trainset,
+                metric_value,
+                options,
+                devset=devset,
+                model=chosen,
+                home=settings.home,
                 progress=progress,
-            )  # fmt: skip
+            )
     except ValueError as exc:
         raise UsageError(f"{exc}.") from exc
     finally:

@@ -41,8 +41,15 @@ class Conversation:
         Raises:
             UsageError: two or three were given.
         """
-        given = [flag for flag, on in (("--continue", self.continue_latest), ("--resume", self.resume is not None),
-                                       ("--fork", self.fork is not None)) if on]  # fmt: skip
+        given = [
+            flag
+            for flag, on in (
+                ("--continue", self.continue_latest),
+                ("--resume", self.resume is not None),
+                ("--fork", self.fork is not None),
+            )
+            if on
+        ]
         if len(given) > 1:
             raise UsageError(f"{' and '.join(given)} each pick a conversation: give one of them.")
 
@@ -53,8 +60,10 @@ class Conversation:
             UsageError: always.
         """
         if self.subscribe and not self.given:
-            raise UsageError("--durable starts a new conversation on a worker, without subscriptions: drop "
-                             "--subscribe, or drop --durable.")  # fmt: skip
+            raise UsageError(
+                "--durable starts a new conversation on a worker, without subscriptions: drop "
+                "--subscribe, or drop --durable."
+            )
         raise UsageError("--durable starts a new conversation: drop --continue, --resume or --fork, or drop --durable.")
 
     def open(self, session: AgentSession) -> SessionInfo | None:

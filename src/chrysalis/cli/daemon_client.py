@@ -56,8 +56,16 @@ def _run_request(argv: list[str]) -> dict[str, Any]:
         for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr))
         if stream is not None
     }
-    return {"op": "run", "argv": argv, "cwd": str(Path.cwd()), "env": dict(os.environ), "umask": umask,
-            "streams": streams, "sys_path": sys.path, "fingerprint": wire.code_fingerprint()}  # fmt: skip
+    return {
+        "op": "run",
+        "argv": argv,
+        "cwd": str(Path.cwd()),
+        "env": dict(os.environ),
+        "umask": umask,
+        "streams": streams,
+        "sys_path": sys.path,
+        "fingerprint": wire.code_fingerprint(),
+    }
 
 
 def _wait_for_exit(sock: socket.socket) -> int:
@@ -84,8 +92,10 @@ def _wait_for_exit(sock: socket.socket) -> int:
     if forwarded:  # the run died of the signal we passed on: so do we, as an in-process run would have
         signal.signal(forwarded[-1], signal.SIG_DFL)
         os.kill(os.getpid(), forwarded[-1])
-    sys.stderr.write("error: the run ended without an exit code (it crashed in the chrysalis daemon; "
-                     "see daemon.log in $CHRYSALIS_HOME/logs).\n")  # fmt: skip
+    sys.stderr.write(
+        "error: the run ended without an exit code (it crashed in the chrysalis daemon; "
+        "see daemon.log in $CHRYSALIS_HOME/logs).\n"
+    )
     return 1
 
 
@@ -136,8 +146,14 @@ def start_daemon(home: Path, *, idle: float | None = None, wait: float | None = 
     log = wire.log_path(home)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as errors:  # an import error at start-up lands in the log, not nowhere
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
-                                   start_new_session=True, close_fds=True)  # fmt: skip
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+            close_fds=True,
+        )
     if wait is not None:
         deadline = time.monotonic() + wait
         while daemon_status(home) is None and process.poll() is None and time.monotonic() < deadline:

@@ -137,8 +137,14 @@ class _Daemon:
         return True
 
     def status(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "started_at": self.started_at, "served": self.served,
-                "idle_seconds": self.idle, "fingerprint": self.fingerprint, "python": sys.executable}  # fmt: skip
+        return {
+            "pid": os.getpid(),
+            "started_at": self.started_at,
+            "served": self.served,
+            "idle_seconds": self.idle,
+            "fingerprint": self.fingerprint,
+            "python": sys.executable,
+        }
 
 
 def _run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:

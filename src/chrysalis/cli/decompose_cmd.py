@@ -16,18 +16,24 @@ from rich.live import Live
 from rich.text import Text
 from rich.tree import Tree
 
-from chrysalis.agent.events import Event, PlanEnd, PlanNodeEvent, Start, ToolCall
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.approval import terminal_approver
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.decomposition.run import Decomposer
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from chrysalis.events import Event, PlanEnd, PlanNodeEvent, Start, ToolCall
 
 __all__ = ["PlanTree", "decompose_command"]
 
-_STYLE = {"planned": "dim", "running": "yellow", "done": "green", "failed": "red", "pruned": "magenta",
-          "cancelled": "red"}  # fmt: skip
+_STYLE = {
+    "planned": "dim",
+    "running": "yellow",
+    "done": "green",
+    "failed": "red",
+    "pruned": "magenta",
+    "cancelled": "red",
+}
 _MARK = {"planned": "·", "running": "▶", "done": "✔", "failed": "✘", "pruned": "↺", "cancelled": "■"}
 
 
@@ -68,8 +74,9 @@ class PlanTree:
 
     def _add(self, parent: Tree, node_id: str) -> None:
         node = self.nodes[node_id]
-        label = Text.assemble((f"{_MARK.get(node.status, '?')} ", _STYLE.get(node.status, "")),
-                              (f"[{node.op}] ", "cyan"), node.task[:100])  # fmt: skip
+        label = Text.assemble(
+            (f"{_MARK.get(node.status, '?')} ", _STYLE.get(node.status, "")), (f"[{node.op}] ", "cyan"), node.task[:100]
+        )
         if node.status == "running" and node_id in self.activity:
             label.append(f"  {self.activity[node_id]}", "dim")
         elif node.detail and node.status in ("done", "failed", "pruned"):

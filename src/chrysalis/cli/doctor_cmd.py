@@ -32,8 +32,16 @@ from chrysalis.tools.sandbox_env import ALLOWED_NAMES, ALLOWED_PREFIXES
 __all__ = ["SECTIONS", "VERSIONED", "doctor_command", "doctor_report", "render_text", "run_sections"]
 
 _GIB = 1 << 30
-VERSIONED = ("chrysalis-forge", "pydantic-ai-slim", "llama-cpp-python", "dbos", "mcp", "agent-client-protocol",
-             "typer", "sqlalchemy")  # fmt: skip
+VERSIONED = (
+    "chrysalis-forge",
+    "pydantic-ai-slim",
+    "llama-cpp-python",
+    "dbos",
+    "mcp",
+    "agent-client-protocol",
+    "typer",
+    "sqlalchemy",
+)
 """The packages whose versions doctor reports (read from their metadata: none is imported)."""
 _PIN = re.compile(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==([^;\s]+)\s*(;.*)?$")
 
@@ -45,8 +53,9 @@ def sandbox_section(settings: Settings) -> Section:
     sandbox["unsafe_no_sandbox"] = settings.unsafe_no_sandbox
     problems = []
     if sandbox["commands_refused"]:
-        problems.append(Problem("no sandbox works here, so every command (shell, run_tests) is refused",
-                                UNAVAILABLE_FIX))  # fmt: skip
+        problems.append(
+            Problem("no sandbox works here, so every command (shell, run_tests) is refused", UNAVAILABLE_FIX)
+        )
     return Section(sandbox, _sandbox_lines(sandbox), problems)
 
 
@@ -79,8 +88,12 @@ def versions_section(_settings: Settings) -> Section:
     for name, pin in _required_pins().items():
         if name in installed and installed[name] != pin:
             found = installed[name] or "is not installed"
-            problems.append(Problem(f"{name} {found}, but chrysalis-forge needs {name}=={pin}",
-                                    f"pip install '{name}=={pin}' (or make setup in a checkout)"))  # fmt: skip
+            problems.append(
+                Problem(
+                    f"{name} {found}, but chrysalis-forge needs {name}=={pin}",
+                    f"pip install '{name}=={pin}' (or make setup in a checkout)",
+                )
+            )
     shown = ", ".join(f"{name} {version or '-'}" for name, version in installed.items())
     return Section({"installed": installed}, [f"versions: {shown}"], problems)
 

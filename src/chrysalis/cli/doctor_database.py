@@ -37,8 +37,11 @@ def database_section(settings: Settings) -> Section:
         runtime, more = _postgres(url)
     runtime["url"] = without_password(url)
     runtime["source"] = settings.sources.get("database_url", "default")
-    lines = ["database:", f"  stores: {_describe(stores)}", f"  runtime: {runtime['url']} ({runtime['source']}): "
-             f"{_describe(runtime)}"]  # fmt: skip
+    lines = [
+        "database:",
+        f"  stores: {_describe(stores)}",
+        f"  runtime: {runtime['url']} ({runtime['source']}): {_describe(runtime)}",
+    ]
     return Section({"stores": stores, "runtime": runtime}, lines, problems + more)
 
 
@@ -66,8 +69,12 @@ def _sqlite(path: Path, *, schema: bool) -> tuple[dict[str, Any], list[Problem]]
         facts["schema_expected"] = SCHEMA_VERSION
         found = facts["schema_version"]
         if found is not None and found > SCHEMA_VERSION:
-            return facts, [Problem(f"{path} has schema version {found}, newer than this Chrysalis knows "
-                                   f"({SCHEMA_VERSION})", f"upgrade chrysalis-forge, or {aside}")]  # fmt: skip
+            return facts, [
+                Problem(
+                    f"{path} has schema version {found}, newer than this Chrysalis knows ({SCHEMA_VERSION})",
+                    f"upgrade chrysalis-forge, or {aside}",
+                )
+            ]
     return facts, []
 
 

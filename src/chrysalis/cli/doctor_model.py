@@ -42,8 +42,12 @@ def model_section(settings: Settings) -> Section:
             specs = list(auto_candidates(settings))
         except ChrysalisError as exc:
             specs = []
-            problems.append(Problem(f"model 'auto' cannot choose: {exc}", "set auto_models in the config file "
-                                    "`chrysalis config show` names, or give --model provider:name"))  # fmt: skip
+            problems.append(
+                Problem(
+                    f"model 'auto' cannot choose: {exc}",
+                    "set auto_models in the config file `chrysalis config show` names, or give --model provider:name",
+                )
+            )
     checked = [_check_model(spec, settings) for spec in specs]
     problems += [problem for _entry, found in checked for problem in found]
     entries = [entry for entry, _found in checked]
@@ -57,8 +61,9 @@ def _check_model(spec: str, settings: Settings) -> tuple[dict[str, Any], list[Pr
     try:
         name = ModelName.parse(spec, base_url=settings.base_url)
     except ChrysalisError as exc:
-        return {"model": spec}, [Problem(str(exc), "--model provider:name or CHRYSALIS_MODEL, e.g. "
-                                                    f"--model {DEFAULT_MODEL}")]  # fmt: skip
+        return {"model": spec}, [
+            Problem(str(exc), f"--model provider:name or CHRYSALIS_MODEL, e.g. --model {DEFAULT_MODEL}")
+        ]
     entry: dict[str, Any] = {"model": spec, "provider": name.provider}
     if name.provider == "local":
         return entry, _check_local(name, settings, entry)
@@ -110,8 +115,13 @@ def _check_url(url: str, entry: dict[str, Any]) -> list[Problem]:
     entry["reachable"] = why is None
     if why is None:
         return []
-    return [Problem(f"nothing answers at {url} ({why})", "start the model server there (e.g. ollama serve, or "
-                    "llama-server --port N), or point --base-url / CHRYSALIS_BASE_URL at where it runs")]  # fmt: skip
+    return [
+        Problem(
+            f"nothing answers at {url} ({why})",
+            "start the model server there (e.g. ollama serve, or "
+            "llama-server --port N), or point --base-url / CHRYSALIS_BASE_URL at where it runs",
+        )
+    ]
 
 
 def _describe(entry: dict[str, Any]) -> str:
@@ -132,21 +142,33 @@ def keys_section(settings: Settings) -> Section:
     folder = keys_dir(settings.home)
     private, public = folder / PRIVATE_NAME, folder / PUBLIC_NAME
     provider_keys = {var: bool(os.environ.get(var, "").strip()) for var in KEY_VARS.values()}
-    facts: dict[str, Any] = {"approval_private": str(private), "approval_present": private.is_file() and
-                             public.is_file(), "provider_keys": provider_keys}  # fmt: skip
+    facts: dict[str, Any] = {
+        "approval_private": str(private),
+        "approval_present": private.is_file() and public.is_file(),
+        "provider_keys": provider_keys,
+    }
     problems: list[Problem] = []
     if not private.is_file():
-        problems.append(Problem(f"no approval key at {private}: signed approvals (chrysalis approve, durable runs "
-                                "that wait for one) cannot be made", "chrysalis keys init"))  # fmt: skip
+        problems.append(
+            Problem(
+                f"no approval key at {private}: signed approvals (chrysalis approve, durable runs "
+                "that wait for one) cannot be made",
+                "chrysalis keys init",
+            )
+        )
     else:
         mode = stat.S_IMODE(private.stat().st_mode)
         facts["approval_mode"] = f"{mode:o}"
         if mode & 0o077:
-            problems.append(Problem(f"{private} has mode {mode:o}: others could read the approval key",
-                                    f"chmod 600 {private}"))  # fmt: skip
+            problems.append(
+                Problem(f"{private} has mode {mode:o}: others could read the approval key", f"chmod 600 {private}")
+            )
         if not public.is_file():
-            problems.append(Problem(f"the public half {public} is missing", "chrysalis keys init (it restores it "
-                                    "from the private key)"))  # fmt: skip
+            problems.append(
+                Problem(
+                    f"the public half {public} is missing", "chrysalis keys init (it restores it from the private key)"
+                )
+            )
     state = "present" if facts["approval_present"] else "missing"
     set_keys = [var for var, present in provider_keys.items() if present]
     lines = [f"keys: approval key pair {state} ({folder})", f"  provider keys set: {', '.join(set_keys) or 'none'}"]

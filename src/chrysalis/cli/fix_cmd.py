@@ -12,11 +12,11 @@ import asyncio
 import uuid
 from typing import Any
 
-from chrysalis.agent.events import Event
 from chrysalis.agent.priority import plan_for
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
+from chrysalis.events import Event
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 
@@ -65,8 +65,15 @@ def fix_command(
     check_budget(settings.model, settings.budget, settings.prices, settings.sources.get("budget", "budget"))
     level = plan_for(settings.priority).voting
     voting = VotingConfig.level("low" if level == "none" else level)
-    config = RepairConfig(command, samples=samples, max_samples=max(max_samples, samples), voting=voting,
-                          forms=turn, budget=settings.budget, time_limit=settings.timeout)  # fmt: skip
+    config = RepairConfig(
+        command,
+        samples=samples,
+        max_samples=max(max_samples, samples),
+        voting=voting,
+        forms=turn,
+        budget=settings.budget,
+        time_limit=settings.timeout,
+    )
     sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
     writes = settings.level >= 2 and settings.mode == "code"
@@ -77,10 +84,16 @@ def fix_command(
             stores.traces.record(run_id, event.to_json())
             render(event)
 
-        repairer = Repairer(settings.workspace, sampler, config, options=SandboxOptions.from_settings(settings),
-                            checkpoints=stores.checkpoints, run_id=run_id, emit=emit,
-                            price=lambda tokens_in, tokens_out: cost_usd(settings.model, tokens_in, tokens_out,
-                                                                         settings.prices))  # fmt: skip
+        repairer = Repairer(
+            settings.workspace,
+            sampler,
+            config,
+            options=SandboxOptions.from_settings(settings),
+            checkpoints=stores.checkpoints,
+            run_id=run_id,
+            emit=emit,
+            price=lambda tokens_in, tokens_out: cost_usd(settings.model, tokens_in, tokens_out, settings.prices),
+        )
         report = asyncio.run(repairer.run(apply=writes))
     if report.success and not writes and not json_output:
         RichRenderer().console.print(

@@ -36,8 +36,9 @@ def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool
     settings = settings_for(flags)
     with Stores.open(settings.home) as stores:
         try:
-            found = stores.knowledge.query(sparql, graph_scopes(settings.workspace), max_rows=MAX_ROWS,
-                                           timeout_s=QUERY_TIMEOUT_S)  # fmt: skip
+            found = stores.knowledge.query(
+                sparql, graph_scopes(settings.workspace), max_rows=MAX_ROWS, timeout_s=QUERY_TIMEOUT_S
+            )
         except QueryError as exc:
             raise UsageError(f"{exc}\nA query that works: chrysalis kg query '{EXAMPLE_QUERY}'") from None
     if json_output:

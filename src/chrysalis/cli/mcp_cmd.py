@@ -31,8 +31,10 @@ def mcp_list_command(flags: dict[str, Any], *, json_output: bool) -> int:
     console = Console(highlight=False, soft_wrap=True)
     if not servers:
         ws = settings.workspace
-        console.print(f"No MCP servers configured (looked in {settings.home / 'mcp.json'}, {ws / '.mcp.json'} "
-                      f"and {ws / '.chrysalis' / 'mcp.json'}).")  # fmt: skip
+        console.print(
+            f"No MCP servers configured (looked in {settings.home / 'mcp.json'}, {ws / '.mcp.json'} "
+            f"and {ws / '.chrysalis' / 'mcp.json'})."
+        )
     for server in servers:
         target = server.get("url") or " ".join([server["command"], *server["args"]])
         console.print(f"[bold]{escape(server['name'])}[/bold]  {escape(target)}  ({escape(server['source'])})")

@@ -286,8 +286,15 @@ def render_catalog(cards: Sequence[ModelCard], console: Console) -> None:
     table.add_column("context", justify="right")
     table.add_column("source")
     for card in cards:
-        table.add_row(card.model, ", ".join(sorted(card.capabilities)), card.speed, card.cost_tier,
-                      str(card.strength), f"{card.context // 1000}k", card.source)  # fmt: skip
+        table.add_row(
+            card.model,
+            ", ".join(sorted(card.capabilities)),
+            card.speed,
+            card.cost_tier,
+            str(card.strength),
+            f"{card.context // 1000}k",
+            card.source,
+        )
     console.print(table)
 
 

@@ -56,8 +56,9 @@ def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_outpu
     options = {**flags, "workspace": str(settings.workspace)}  # where it was submitted from, not the worker's cwd
     with _runs(settings) as (url, runs):
         record = submit(url, runs, task, options, urgency)
-    print(json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output
-          else record.id)  # fmt: skip
+    print(
+        json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output else record.id
+    )
     return EXIT_OK
 
 
@@ -89,8 +90,10 @@ def durable_run_command(task: str, flags: dict[str, Any], *, json_output: bool) 
         except KeyboardInterrupt:
             worker.stop.set()
             serving.join()
-            sys.stderr.write(f"Interrupted. Run {record.id} is kept in the queue: `chrysalis worker` resumes it "
-                             f"after its last step; `chrysalis show {record.id}` shows it.\n")  # fmt: skip
+            sys.stderr.write(
+                f"Interrupted. Run {record.id} is kept in the queue: `chrysalis worker` resumes it "
+                f"after its last step; `chrysalis show {record.id}` shows it.\n"
+            )
             return EXIT_INTERRUPTED
         serving.join()
         record = runs.get(record.id)
@@ -110,8 +113,9 @@ def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency:
     from sqlalchemy.exc import OperationalError
 
     try:
-        worker = Worker(settings, concurrency=concurrency, exit_when_idle=exit_when_idle,
-                        queue_concurrency=queue_concurrency)  # fmt: skip
+        worker = Worker(
+            settings, concurrency=concurrency, exit_when_idle=exit_when_idle, queue_concurrency=queue_concurrency
+        )
     except OperationalError as exc:
         raise unreachable(database_url(settings), exc) from exc
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())

@@ -1,6 +1,6 @@
 """Show a run's events: a human view with rich, or one JSON object per line for programs.
 
-Both renderers read the same event stream the trace store records (``chrysalis.agent.events``),
+Both renderers read the same event stream the trace store records (``chrysalis.events``),
 so ``--json`` output, the terminal and the traces always agree.
 """
 
@@ -13,7 +13,7 @@ from typing import IO, Any, assert_never
 from rich.console import Console
 from rich.text import Text
 
-from chrysalis.agent.events import (
+from chrysalis.events import (
     ApprovalRequest,
     Check,
     Compacted,
@@ -141,15 +141,22 @@ class RichRenderer:
         """How a failing answer is mended: a stronger model refining it, or repair's rounds and its patch."""
         c = self.console
         if isinstance(event, Refine):
-            c.print(Text.assemble(("⇪ refine: ", "bold yellow"), f"{event.draft_model}'s answer failed the check "
-                                  f"({_preview(event.reason)}); {event.model} takes over"))  # fmt: skip
+            c.print(
+                Text.assemble(
+                    ("⇪ refine: ", "bold yellow"),
+                    f"{event.draft_model}'s answer failed the check "
+                    f"({_preview(event.reason)}); {event.model} takes over",
+                )
+            )
             return
         if isinstance(event, RepairRound):
             where = ", ".join(f"{s['path']}:{s['function']}" for s in event.suspects)
             flags = "".join(f", {n} {flag}" for flag, n in event.flagged.items())
             templates = f" and {_n(event.templates, 'template')}" if event.templates else ""
-            line = (f"round {event.round}: {_n(event.samples, 'sample')}{templates} for {where}: "
-                    f"{event.passed} passed, {event.unusable} unusable{flags} ({event.seconds:g} s)")  # fmt: skip
+            line = (
+                f"round {event.round}: {_n(event.samples, 'sample')}{templates} for {where}: "
+                f"{event.passed} passed, {event.unusable} unusable{flags} ({event.seconds:g} s)"
+            )
             c.print(Text(line, "dim"))
             return
         if event.diff:
@@ -160,9 +167,11 @@ class RichRenderer:
         applied = "applied (chrysalis undo takes it back)" if event.applied else "not applied"
         templates = f", {_n(event.templates, 'template')}" if event.templates else ""
         cost = f", ${event.cost_usd:.4f}" if event.cost_usd else ""
-        summary = (f"{_n(event.samples, 'sample')}{templates}, {event.passed} passed, "
-                   f"{_n(event.votes, 'vote')} for the winner, {_n(event.rounds, 'round')}, "
-                   f"{_n(event.tokens, 'token')}{cost}, {event.seconds:g} s")  # fmt: skip
+        summary = (
+            f"{_n(event.samples, 'sample')}{templates}, {event.passed} passed, "
+            f"{_n(event.votes, 'vote')} for the winner, {_n(event.rounds, 'round')}, "
+            f"{_n(event.tokens, 'token')}{cost}, {event.seconds:g} s"
+        )
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
@@ -229,8 +238,13 @@ class RichRenderer:
         self.console.print(Text.assemble(mark, answer))
         if event.problem:
             self.console.print(Text.assemble(("  ⚠ not verified: ", "bold yellow"), (event.problem, "yellow")))
-        self.console.print(Text(f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
-                                f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s", "dim"))  # fmt: skip
+        self.console.print(
+            Text(
+                f"  {event.steps} steps · {event.input_tokens + event.output_tokens} tokens · "
+                f"${event.cost_usd:.4f} · {event.duration_ms / 1000:.1f} s",
+                "dim",
+            )
+        )
 
     def _start(self, event: Start) -> None:
         """The run's settings, the model ``auto`` picked and why, and the tool profile and why."""
@@ -242,13 +256,21 @@ class RichRenderer:
             c.print(Text(f"  if the check fails, {event.refine_model} refines the answer", "dim"))
         c.print(Text(f"  tools: {event.profile} ({event.profile_reason})", "dim"))
         if event.session_id:
-            c.print(Text(f"  session {event.session_id} (go on later with chrysalis run --resume {event.session_id})",
-                         "dim"))  # fmt: skip
+            c.print(
+                Text(
+                    f"  session {event.session_id} (go on later with chrysalis run --resume {event.session_id})", "dim"
+                )
+            )
         plan = event.priority_plan
         if plan is not None:
-            c.print(Text(f"  priority: {event.priority} → {plan['keyword']} ({plan['reason']}): voting "
-                         f"{plan['voting']}, {plan['check_retries']} check retries"
-                         + (", reasoning" if plan["reasoning"] else ""), "dim"))  # fmt: skip
+            c.print(
+                Text(
+                    f"  priority: {event.priority} → {plan['keyword']} ({plan['reason']}): voting "
+                    f"{plan['voting']}, {plan['check_retries']} check retries"
+                    + (", reasoning" if plan["reasoning"] else ""),
+                    "dim",
+                )
+            )
 
 
 def _n(count: int, noun: str) -> str:

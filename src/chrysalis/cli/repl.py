@@ -51,11 +51,21 @@ class Repl:
         self.session = session
         self.console = console
         self._handlers: dict[str, Callable[[str], None]] = {
-            "/help": self._help, "/mode": self._mode, "/level": self._level, "/priority": self._priority,
-            "/model": self._model, "/context": self._context, "/compact": self._compact, "/undo": self._undo,
-            "/cost": self._cost, "/evolve": self._evolve, "/resume": self._resume, "/fork": self._fork,
-            "/subscribe": self._subscribe, "/unsubscribe": self._unsubscribe,
-        }  # fmt: skip
+            "/help": self._help,
+            "/mode": self._mode,
+            "/level": self._level,
+            "/priority": self._priority,
+            "/model": self._model,
+            "/context": self._context,
+            "/compact": self._compact,
+            "/undo": self._undo,
+            "/cost": self._cost,
+            "/evolve": self._evolve,
+            "/resume": self._resume,
+            "/fork": self._fork,
+            "/subscribe": self._subscribe,
+            "/unsubscribe": self._unsubscribe,
+        }
 
     def handle(self, line: str) -> bool:
         """Handle one input line; returns False when the user wants to leave."""
@@ -154,8 +164,11 @@ class Repl:
             self._list_sessions()
             return
         info = self.session.resume(argument, flag="/resume")
-        self.console.print(f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages"
-                           f"{self._subscription_count()}", markup=False)  # fmt: skip
+        self.console.print(
+            f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages"
+            f"{self._subscription_count()}",
+            markup=False,
+        )
 
     def _fork(self, argument: str) -> None:
         source = argument or self.session.session_id
@@ -163,8 +176,11 @@ class Repl:
             self.console.print("Nothing to fork yet: run a task first, or /fork ID (see /resume for the IDs).")
             return
         info = self.session.fork(source)
-        self.console.print(f"forked session {source} into {info.id}: {len(self.session.history)} messages"
-                           f"{self._subscription_count()}; session {source} stays as it was", markup=False)  # fmt: skip
+        self.console.print(
+            f"forked session {source} into {info.id}: {len(self.session.history)} messages"
+            f"{self._subscription_count()}; session {source} stays as it was",
+            markup=False,
+        )
 
     def _subscription_count(self) -> str:
         """``, 2 subscriptions`` (``/subscribe`` lists them), or nothing when there are none."""
@@ -184,8 +200,11 @@ class Repl:
             self.console.print(f"already subscribed as [{sub.id}] {sub.label}", markup=False)
         else:
             later = "" if stored else " (stored with the session its first task starts)"
-            self.console.print(f"subscribed [{sub.id}] {sub.label}: its fresh content goes into the prompt at the "
-                               f"start of every task{later}", markup=False)  # fmt: skip
+            self.console.print(
+                f"subscribed [{sub.id}] {sub.label}: its fresh content goes into the prompt at the "
+                f"start of every task{later}",
+                markup=False,
+            )
         if added.warning:
             self.console.print(Text.assemble(("warning: ", "bold yellow"), added.warning))
 

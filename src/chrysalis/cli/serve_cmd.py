@@ -22,8 +22,10 @@ def serve_command(
         given = " and ".join(chosen) if chosen else "none"
         raise UsageError(f"chrysalis serve needs exactly one of --mcp, --acp or --http (given: {given})")
     if concurrency < 0:
-        raise UsageError(f"--concurrency {concurrency} is not allowed: give the runs the service executes at once, "
-                         "or 0 to leave them to `chrysalis worker`.")  # fmt: skip
+        raise UsageError(
+            f"--concurrency {concurrency} is not allowed: give the runs the service executes at once, "
+            "or 0 to leave them to `chrysalis worker`."
+        )
     settings = load_settings(flags)
     if mcp:
         from chrysalis.server.mcp_server import serve_mcp

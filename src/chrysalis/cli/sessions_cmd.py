@@ -42,12 +42,21 @@ def sessions_command(workspace: Path | None, limit: int, *, json_output: bool) -
     for column in ("id", "updated", "workspace", "first task", "runs", "steps", "cost"):
         table.add_column(column, justify="right" if column in ("runs", "steps", "cost") else "left")
     for info in found:
-        table.add_row(info.id, _ago(info.updated_at), info.workspace, _short(info.title, 48), str(info.runs),
-                      str(info.steps), f"${info.cost_usd:.4f}")  # fmt: skip
+        table.add_row(
+            info.id,
+            _ago(info.updated_at),
+            info.workspace,
+            _short(info.title, 48),
+            str(info.runs),
+            str(info.steps),
+            f"${info.cost_usd:.4f}",
+        )
     console = Console()
     console.print(table)
-    console.print("Go on with one: chrysalis run --resume ID \"…\" (or --continue for this folder's last, "
-                  "--fork ID for a copy).", style="dim")  # fmt: skip
+    console.print(
+        'Go on with one: chrysalis run --resume ID "…" (or --continue for this folder\'s last, --fork ID for a copy).',
+        style="dim",
+    )
     return 0
 
 
@@ -82,9 +91,13 @@ def export_command(ref: str, fmt: str, output: Path | None) -> int:
 
 def to_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
     """The conversation for a person to read: the tasks, the answers, each tool call and its result."""
-    lines = [f"# Session {info.id}", "", f"- workspace: `{info.workspace}`",
-             f"- started {_when(info.created_at)}, last used {_when(info.updated_at)}",
-             f"- {info.runs} runs, {info.steps} steps, ${info.cost_usd:.4f}"]  # fmt: skip
+    lines = [
+        f"# Session {info.id}",
+        "",
+        f"- workspace: `{info.workspace}`",
+        f"- started {_when(info.created_at)}, last used {_when(info.updated_at)}",
+        f"- {info.runs} runs, {info.steps} steps, ${info.cost_usd:.4f}",
+    ]
     if info.forked_from:
         lines.append(f"- forked from session {info.forked_from}")
     for message in messages:

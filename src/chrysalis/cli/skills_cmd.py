@@ -49,8 +49,13 @@ def skills_list_command(flags: dict[str, Any], *, json_output: bool) -> int:
 
 
 def _as_json(skill: Skill, shadowed: bool) -> dict[str, Any]:
-    return {"name": skill.name, "description": skill.description, "where": skill.origin,
-            "path": str(skill.path), "shadowed": shadowed}  # fmt: skip
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "where": skill.origin,
+        "path": str(skill.path),
+        "shadowed": shadowed,
+    }
 
 
 def skills_show_command(name: str, flags: dict[str, Any]) -> int:
@@ -67,8 +72,10 @@ def skills_show_command(name: str, flags: dict[str, Any]) -> int:
         return EXIT_OK
     left_out = [p for p in found.broken if p.path.parent.name == name]
     if left_out:
-        raise UsageError(f"The skill {name!r} is left out of runs: {_shown_problem(left_out[0])}. "
-                         f"Run chrysalis skills lint {_shown(left_out[0].path)} to see every problem.")  # fmt: skip
+        raise UsageError(
+            f"The skill {name!r} is left out of runs: {_shown_problem(left_out[0])}. "
+            f"Run chrysalis skills lint {_shown(left_out[0].path)} to see every problem."
+        )
     known = ", ".join(found.names) if found.names else f"none (put one in {_where(settings)})"
     raise UsageError(f"No skill is named {name!r}. The skills are: {known}.")
 
@@ -121,8 +128,9 @@ def _skill_files_in(path: Path) -> list[Path]:
     found = sorted(path.glob(f"*/{SKILL_FILE}")) if path.is_dir() else []
     if not found:
         what = f"no {SKILL_FILE} here" if path.exists() else "no such file or folder"
-        raise UsageError(f"{path}: {what}; give a {SKILL_FILE}, a skill's folder or a folder of skills "
-                         "(e.g. .chrysalis/skills).")  # fmt: skip
+        raise UsageError(
+            f"{path}: {what}; give a {SKILL_FILE}, a skill's folder or a folder of skills (e.g. .chrysalis/skills)."
+        )
     return found
 
 

@@ -34,8 +34,10 @@ def trust_command(folder: Path | None, *, remove: bool, show: bool) -> int:
     else:
         console.print(
             f"Trusted {target}: its .chrysalis/config.toml may now set the level, yes, base_url and allow rules "
-            f"(recorded in {user_config})." if changed else f"{target} is already trusted."
-        )  # fmt: skip
+            f"(recorded in {user_config})."
+            if changed
+            else f"{target} is already trusted."
+        )
     return EXIT_OK
 
 

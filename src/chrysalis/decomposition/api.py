@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import Event
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
 from chrysalis.config import load_settings, process_defaults
 from chrysalis.decomposition.run import Decomposer, DecompositionResult
+from chrysalis.events import Event
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -44,13 +44,21 @@ async def decompose_async(
     """
     if not task.strip():
         raise ValueError("decompose needs a task: say what to do, e.g. decompose('add type hints to utils.py')")
-    given: dict[str, Any] = {"priority": priority, "workspace": workspace, "level": level, "mode": mode,
-                             "yes": yes, "budget": budget, "base_url": base_url}  # fmt: skip
+    given: dict[str, Any] = {
+        "priority": priority,
+        "workspace": workspace,
+        "level": level,
+        "mode": mode,
+        "yes": yes,
+        "budget": budget,
+        "base_url": base_url,
+    }
     if isinstance(model, str):
         given["model"] = model
     settings = load_settings({**process_defaults(), **{k: v for k, v in given.items() if v is not None}})
-    session = AgentSession(settings, model=None if isinstance(model, str) else model, on_event=on_event,
-                           approver=approver)  # fmt: skip
+    session = AgentSession(
+        settings, model=None if isinstance(model, str) else model, on_event=on_event, approver=approver
+    )
     try:
         return await Decomposer(session).run(task)
     finally:

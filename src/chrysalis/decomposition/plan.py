@@ -89,8 +89,9 @@ class DecompositionPhenotype:
             widths[node.depth] = widths.get(node.depth, 0) + 1
         finished = [n for n in root.leaves() if n.status in ("done", "failed", "cancelled")]
         rate = sum(n.status == "done" for n in finished) / len(finished) if finished else 1.0
-        return cls(depth=max(widths), breadth=max(widths.values()), cost_usd=cost_usd, context=context,
-                   success_rate=rate)  # fmt: skip
+        return cls(
+            depth=max(widths), breadth=max(widths.values()), cost_usd=cost_usd, context=context, success_rate=rate
+        )
 
     def to_json(self) -> dict[str, float]:
         """The phenotype as plain numbers."""

@@ -75,8 +75,12 @@ class Planner:
 
         async def sample(i: int) -> Prediction:
             temperature = 0.0 if i == 0 else min(1.0, 0.3 + 0.1 * i)
-            module = Predict(SplitTask, instructions=self.module.instructions, demos=self.module.demos,
-                             params={**self.module.params, "temperature": temperature})  # fmt: skip
+            module = Predict(
+                SplitTask,
+                instructions=self.module.instructions,
+                demos=self.module.demos,
+                params={**self.module.params, "temperature": temperature},
+            )
             prediction = await module.acall(model=self.model, task=task, max_subtasks=max_subtasks, hint=hint)
             spent["cost"] += prediction.stats.cost_usd
             spent["tokens"] += prediction.stats.input_tokens + prediction.stats.output_tokens
@@ -99,8 +103,13 @@ class Planner:
         try:
             result = await vote_async(sample, self.voting, normalize=_shape, red_flag=red_flag)
         except VoteError as exc:  # no usable split: the task runs whole rather than not at all
-            return Split(atomic=True, subtasks=[], cost_usd=spent["cost"], tokens=int(spent["tokens"]),
-                         detail=f"no usable split ({exc}); runs whole")  # fmt: skip
+            return Split(
+                atomic=True,
+                subtasks=[],
+                cost_usd=spent["cost"],
+                tokens=int(spent["tokens"]),
+                detail=f"no usable split ({exc}); runs whole",
+            )
         winner = by_shape.get(result.winner) or by_shape.get(_shape(result.winner))
         if winner is None:  # the winner is a raw answer the voting kept as is
             winner = result.winner
@@ -108,5 +117,10 @@ class Planner:
         detail = f"vote of {next(counter)} samples ({counts}){'' if result.consensus else ', no consensus'}"
         subtasks = [str(s).strip() for s in winner.subtasks if str(s).strip()]
         atomic = bool(winner.atomic) or not subtasks
-        return Split(atomic=atomic, subtasks=[] if atomic else subtasks[:max_subtasks],
-                     cost_usd=spent["cost"], tokens=int(spent["tokens"]), detail=detail)  # fmt: skip
+        return Split(
+            atomic=atomic,
+            subtasks=[] if atomic else subtasks[:max_subtasks],
+            cost_usd=spent["cost"],
+            tokens=int(spent["tokens"]),
+            detail=detail,
+        )

@@ -26,12 +26,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import PlanEnd, PlanNodeEvent, Start
 from chrysalis.agent.learning import task_type
 from chrysalis.agent.priority import DecompositionLimits, PriorityPlan, plan_for
 from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
 from chrysalis.decomposition.planner import Planner
 from chrysalis.errors import ChrysalisError
+from chrysalis.events import PlanEnd, PlanNodeEvent, Start
 from chrysalis.stores.patterns import Pattern
 
 if TYPE_CHECKING:
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Decomposer", "DecompositionResult", "leaf_profile"]
 
-_RESEARCH = re.compile(r"^\s*(find|read|research|explain|look|search|list|summari[sz]e|describe|check|investigate)\b",
-                       re.IGNORECASE)  # fmt: skip
+_RESEARCH = re.compile(
+    r"^\s*(find|read|research|explain|look|search|list|summari[sz]e|describe|check|investigate)\b", re.IGNORECASE
+)
 _VCS = re.compile(r"\b(commit|git|branch|merge request|pull request)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9_]{3,}")
 
@@ -91,10 +92,21 @@ class Decomposer:
         started = time.perf_counter()
         s = self.session.settings
         kind = task_type(task)
-        self.session.emit(Start(run_id=self.run_id, task=task, model=self.session.active_model, mode=s.mode,
-                                level=s.level, workspace=str(s.workspace), task_type=kind, profile="decompose",
-                                profile_reason="geometric decomposition", priority=s.priority,
-                                priority_plan=self.plan.to_json()))  # fmt: skip
+        self.session.emit(
+            Start(
+                run_id=self.run_id,
+                task=task,
+                model=self.session.active_model,
+                mode=s.mode,
+                level=s.level,
+                workspace=str(s.workspace),
+                task_type=kind,
+                profile="decompose",
+                profile_reason="geometric decomposition",
+                priority=s.priority,
+                priority_plan=self.plan.to_json(),
+            )
+        )
         success = False
         try:
             replay = self._nearest(task, kind)
@@ -117,17 +129,32 @@ class Decomposer:
                     score=score(phenotype),
                 )
             )
-            self.session.emit(PlanEnd(run_id=self.run_id, success=success, output=output,
-                                      phenotype=phenotype.to_json(), explosions=tuple(explosions), archived=archived,
-                                      replayed=replay.task if replay else None))  # fmt: skip
-            return DecompositionResult(self.run_id, success, output, root, phenotype, explosions, archived,
-                                       replay.task if replay else None)  # fmt: skip
+            self.session.emit(
+                PlanEnd(
+                    run_id=self.run_id,
+                    success=success,
+                    output=output,
+                    phenotype=phenotype.to_json(),
+                    explosions=tuple(explosions),
+                    archived=archived,
+                    replayed=replay.task if replay else None,
+                )
+            )
+            return DecompositionResult(
+                self.run_id, success, output, root, phenotype, explosions, archived, replay.task if replay else None
+            )
         finally:
             self.session.stores.evals.log(
-                run_id=self.run_id, profile="decompose", task_type=kind, model=self.session.active_model,
-                success=success, duration_ms=round((time.perf_counter() - started) * 1000, 1),
-                cost_usd=self._spend.cost_usd, input_tokens=self._spend.context, output_tokens=0,
-            )  # fmt: skip
+                run_id=self.run_id,
+                profile="decompose",
+                task_type=kind,
+                model=self.session.active_model,
+                success=success,
+                duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                cost_usd=self._spend.cost_usd,
+                input_tokens=self._spend.context,
+                output_tokens=0,
+            )
 
     # -- planning ----------------------------------------------------------------------------------
 
@@ -151,8 +178,9 @@ class Decomposer:
                 self._node(node, detail=f"atomic ({split.detail})")
                 continue
             node.op = "decompose"
-            node.children = [PlanNode(sub, node.depth + 1, parent=node.id, profile=leaf_profile(sub))
-                             for sub in split.subtasks]  # fmt: skip
+            node.children = [
+                PlanNode(sub, node.depth + 1, parent=node.id, profile=leaf_profile(sub)) for sub in split.subtasks
+            ]
             phenotype = DecompositionPhenotype.of(root, cost_usd=self._spend.cost_usd, context=self._spend.context)
             boom = explosion(phenotype, self.limits)
             if boom:
@@ -229,9 +257,20 @@ class Decomposer:
             self._node(leaf, detail=detail)
 
     def _node(self, node: PlanNode, *, detail: str = "") -> None:
-        self.session.emit(PlanNodeEvent(run_id=self.run_id, node_id=node.id, parent_id=node.parent, task=node.task,
-                                        depth=node.depth, op=node.op, profile=node.profile, status=node.status,
-                                        detail=detail[:500], agent_run_id=node.run_id))  # fmt: skip
+        self.session.emit(
+            PlanNodeEvent(
+                run_id=self.run_id,
+                node_id=node.id,
+                parent_id=node.parent,
+                task=node.task,
+                depth=node.depth,
+                op=node.op,
+                profile=node.profile,
+                status=node.status,
+                detail=detail[:500],
+                agent_run_id=node.run_id,
+            )
+        )
 
 
 def _merge(node: PlanNode) -> str:
@@ -253,6 +292,13 @@ def _hint(pattern: Pattern | None) -> str:
 
 def describe(result: DecompositionResult) -> dict[str, Any]:
     """The result as JSON-ready data."""
-    return {"run_id": result.run_id, "success": result.success, "output": result.output,
-            "phenotype": result.phenotype.to_json(), "explosions": result.explosions, "archived": result.archived,
-            "replayed": result.replayed, "plan": result.tree.steps()}  # fmt: skip
+    return {
+        "run_id": result.run_id,
+        "success": result.success,
+        "output": result.output,
+        "phenotype": result.phenotype.to_json(),
+        "explosions": result.explosions,
+        "archived": result.archived,
+        "replayed": result.replayed,
+        "plan": result.tree.steps(),
+    }

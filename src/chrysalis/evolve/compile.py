@@ -168,10 +168,19 @@ async def acompile(
     archive = ModuleArchive(options.name or module.signature.__name__, module.signature)
     with Stores.open(home or chrysalis_home()) as stores:
         run = CompileRun(
-            module=module, metric_name=data.metric_name, metric=data.metric, model=chosen, meta_model=meta,
-            cache=stores.compile_cache, key=key, rng=random.Random(options.search.seed), budget=options.budget,
-            progress=progress, archive=archive, minibatch=options.search.minibatch,
-        )  # fmt: skip
+            module=module,
+            metric_name=data.metric_name,
+            metric=data.metric,
+            model=chosen,
+            meta_model=meta,
+            cache=stores.compile_cache,
+            key=key,
+            rng=random.Random(options.search.seed),
+            budget=options.budget,
+            progress=progress,
+            archive=archive,
+            minibatch=options.search.minibatch,
+        )
         await _search(run, data, options.search)
         archive.meta = _meta(run, data, options.search.seed)
         if options.save and archive.points:
@@ -229,11 +238,21 @@ async def _search(run: CompileRun, data: _Data, search: Search) -> None:
 def _meta(run: CompileRun, data: _Data, seed: int) -> dict[str, Any]:
     """What the archive records about the compile that made it."""
     return {
-        "model": model_id(run.model), "meta_model": model_id(run.meta_model), "metric": data.metric_name,
-        "seed": seed, "rollouts": run.rollouts, "model_calls": run.model_calls, "replayed": run.replayed,
-        "cost_usd": run.cost_usd, "train": len(data.train), "dev": len(data.dev), "compile_key": run.key,
-        "base_id": run.module.id, "minibatch": run.minibatch, "screened_out": len(run.rejected),
-    }  # fmt: skip
+        "model": model_id(run.model),
+        "meta_model": model_id(run.meta_model),
+        "metric": data.metric_name,
+        "seed": seed,
+        "rollouts": run.rollouts,
+        "model_calls": run.model_calls,
+        "replayed": run.replayed,
+        "cost_usd": run.cost_usd,
+        "train": len(data.train),
+        "dev": len(data.dev),
+        "compile_key": run.key,
+        "base_id": run.module.id,
+        "minibatch": run.minibatch,
+        "screened_out": len(run.rejected),
+    }
 
 
 def _checked(module: Module, rows: Sequence[Example], label: str) -> list[Example]:
@@ -287,8 +306,14 @@ def _compile_key(module: Module, data: _Data, model: str, meta: str, search: Sea
 
     Its layout predates ``CompileOptions``; it is kept, so caches written before resume.
     """
-    config = {"k": search.k_demos, "it": search.iterations, "ch": search.children, "mut": list(search.mutations),
-              "gen": search.generated, "mb": search.minibatch}  # fmt: skip
+    config = {
+        "k": search.k_demos,
+        "it": search.iterations,
+        "ch": search.children,
+        "mut": list(search.mutations),
+        "gen": search.generated,
+        "mb": search.minibatch,
+    }
     blob = json.dumps(
         [module.to_spec(), data.trainset, data.devset or [], data.metric_name, model, meta, config, search.seed],
         sort_keys=True,

@@ -131,17 +131,27 @@ class CompileRun:
             prediction = await module.acall(model=self.model, **inputs)
         except OutputValidationError as exc:  # a wrong answer: scored 0, but paid for
             record: dict[str, Any] = {
-                "score": 0.0, "output": None, "error": str(exc), "latency_ms": exc.latency_ms,
-                "cost_usd": exc.cost_usd, "tokens": exc.input_tokens + exc.output_tokens, "calls": exc.calls,
-            }  # fmt: skip
+                "score": 0.0,
+                "output": None,
+                "error": str(exc),
+                "latency_ms": exc.latency_ms,
+                "cost_usd": exc.cost_usd,
+                "tokens": exc.input_tokens + exc.output_tokens,
+                "calls": exc.calls,
+            }
         else:
             output = prediction.to_dict()
             score = score_prediction(self.metric_name, self.metric, example, output, where)
             stats = prediction.stats
             record = {
-                "score": score, "output": output, "error": None, "latency_ms": stats.latency_ms,
-                "cost_usd": stats.cost_usd, "tokens": stats.tokens, "calls": 1 + stats.retries,
-            }  # fmt: skip
+                "score": score,
+                "output": output,
+                "error": None,
+                "latency_ms": stats.latency_ms,
+                "cost_usd": stats.cost_usd,
+                "tokens": stats.tokens,
+                "calls": 1 + stats.retries,
+            }
         self.cache.put(self.key, item, record)
         self.charge(record, replayed=False)
         self.done[item] = record

@@ -33,8 +33,17 @@ KEYWORDS: dict[str, tuple[int, str] | None] = {
 # means "less is better" for the resource axes; ``None`` means "this axis does not matter".
 _INTENTS: dict[str, tuple[tuple[str, ...], dict[str, float | None]]] = {
     "accuracy": (
-        ("accurate", "accuracy", "best quality", "correct answers", "precise", "reliable", "get it right",
-         "high quality", "the best"),
+        (
+            "accurate",
+            "accuracy",
+            "best quality",
+            "correct answers",
+            "precise",
+            "reliable",
+            "get it right",
+            "high quality",
+            "the best",
+        ),
         {"score": 4.0},
     ),
     "low cost": (
@@ -42,8 +51,14 @@ _INTENTS: dict[str, tuple[tuple[str, ...], dict[str, float | None]]] = {
         {"cost": 2.0},
     ),
     "cost does not matter": (
-        ("money is no object", "cost does not matter", "whatever it costs", "price is irrelevant",
-         "spare no expense", "expensive is fine"),
+        (
+            "money is no object",
+            "cost does not matter",
+            "whatever it costs",
+            "price is irrelevant",
+            "spare no expense",
+            "expensive is fine",
+        ),
         {"cost": None},
     ),
     "speed": (
@@ -52,7 +67,7 @@ _INTENTS: dict[str, tuple[tuple[str, ...], dict[str, float | None]]] = {
     ),
     "brevity": (("short", "concise", "brief", "compact", "terse", "few words", "small"), {"tokens": 1.5}),
     "detail": (("detailed", "verbose", "thorough", "elaborate", "long answers", "explain fully"), {"tokens": -1.5}),
-}  # fmt: skip
+}
 _MIN_SIMILARITY = 0.35
 _CLAUSES = re.compile(r"[,;.]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
 

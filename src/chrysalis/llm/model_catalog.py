@@ -46,8 +46,10 @@ TIER_USD: dict[str, float] = {"free": 0.0, "low": 0.5, "medium": 4.0, "high": 30
 CAPABILITIES = ("coding", "tools", "reasoning", "long_context", "vision")
 """What a card may say a model can do; model choice filters on these."""
 USER_FILE = "models.json"
-_EXAMPLE = '{"models": {"openai:gpt-4o-mini": {"capabilities": ["coding", "tools"], "speed": "fast", ' \
-           '"cost_tier": "low", "strength": 3, "context": 128000}}}'  # fmt: skip
+_EXAMPLE = (
+    '{"models": {"openai:gpt-4o-mini": {"capabilities": ["coding", "tools"], "speed": "fast", '
+    '"cost_tier": "low", "strength": 3, "context": 128000}}}'
+)
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,15 @@ class ModelCard:
 
     def to_json(self) -> dict[str, Any]:
         """The card as ``chrysalis models --json`` prints it."""
-        return {"model": self.model, "capabilities": sorted(self.capabilities), "speed": self.speed,
-                "cost_tier": self.cost_tier, "strength": self.strength, "context": self.context,
-                "source": self.source}  # fmt: skip
+        return {
+            "model": self.model,
+            "capabilities": sorted(self.capabilities),
+            "speed": self.speed,
+            "cost_tier": self.cost_tier,
+            "strength": self.strength,
+            "context": self.context,
+            "source": self.source,
+        }
 
 
 class Catalog:
@@ -129,8 +137,9 @@ def guess_card(model: str) -> ModelCard:
         provider, name = "", model
     lower = name.lower()
     size = _billions(lower)
-    small = (size is not None and size <= 4) or any(w in lower for w in ("mini", "nano", "small", "haiku", "flash",
-                                                                          "lite", "tiny"))  # fmt: skip
+    small = (size is not None and size <= 4) or any(
+        w in lower for w in ("mini", "nano", "small", "haiku", "flash", "lite", "tiny")
+    )
     reasoning = bool(re.search(r"(^|[^a-z])(o[134]|r1|qwq)([^a-z0-9]|$)|reason|think", lower))
     capabilities = {"tools"}
     if any(w in lower for w in ("code", "coder", "codestral", "devstral")) or not small:
@@ -142,8 +151,15 @@ def guess_card(model: str) -> ModelCard:
     else:
         strength = 3 if small else 4
     speed: Speed = "slow" if reasoning else "fast" if small else "medium"
-    return ModelCard(model, frozenset(capabilities), speed, _tier(model, provider), strength,
-                     32_768 if size is not None else 128_000, "guessed")  # fmt: skip
+    return ModelCard(
+        model,
+        frozenset(capabilities),
+        speed,
+        _tier(model, provider),
+        strength,
+        32_768 if size is not None else 128_000,
+        "guessed",
+    )
 
 
 def discover(base_url: str, api_key: str | None = None, *, provider: str = "", timeout: float = 5.0) -> list[str]:
@@ -165,8 +181,9 @@ def discover(base_url: str, api_key: str | None = None, *, provider: str = "", t
         data = response.json()["data"]
         ids = [str(item["id"]) for item in data]
     except httpx.HTTPStatusError as exc:
-        raise ModelError(f"{url} answered {exc.response.status_code}: cannot list its models. "
-                         "Check --base-url and the API key.") from exc  # fmt: skip
+        raise ModelError(
+            f"{url} answered {exc.response.status_code}: cannot list its models. Check --base-url and the API key."
+        ) from exc
     except httpx.HTTPError as exc:
         raise ModelError(f"Cannot reach {url} to list its models ({exc}). Check --base-url.") from exc
     except (ValueError, KeyError, TypeError) as exc:
@@ -218,13 +235,15 @@ def _parse(data: Any, source: str, where: str, base: Mapping[str, ModelCard]) ->
 
 
 _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "capabilities": (lambda v: isinstance(v, list) and all(c in CAPABILITIES for c in v),
-                     f"a list of {', '.join(CAPABILITIES)}"),
+    "capabilities": (
+        lambda v: isinstance(v, list) and all(c in CAPABILITIES for c in v),
+        f"a list of {', '.join(CAPABILITIES)}",
+    ),
     "speed": (lambda v: v in SPEEDS, ", ".join(reversed(SPEEDS))),
     "cost_tier": (lambda v: v in COST_TIERS, ", ".join(COST_TIERS)),
     "strength": (lambda v: type(v) is int and 1 <= v <= 5, "a whole number from 1 to 5"),
     "context": (lambda v: type(v) is int and v > 0, "a positive number of tokens"),
-}  # fmt: skip
+}
 """Each field a card file may set: a check of its value, and what is allowed (for the error)."""
 
 
@@ -232,8 +251,10 @@ def _card(model: str, fields: Mapping[str, Any], start: ModelCard, source: str, 
     """``start`` with ``fields`` applied, each checked; the error names the file, the model and the field."""
     unknown = set(fields) - set(_FIELDS)
     if unknown:
-        raise ConfigError(f"{where}: model {model!r} has unknown field(s) {', '.join(sorted(unknown))}. "
-                          f"Allowed: {', '.join(_FIELDS)}.")  # fmt: skip
+        raise ConfigError(
+            f"{where}: model {model!r} has unknown field(s) {', '.join(sorted(unknown))}. "
+            f"Allowed: {', '.join(_FIELDS)}."
+        )
     for field, value in fields.items():
         valid, allowed = _FIELDS[field]
         if not valid(value):

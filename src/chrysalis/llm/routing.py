@@ -241,8 +241,9 @@ class ModelRouter:
         kept, dropped = self.capable(candidates, need)
         drawn = tuple(replace(p, sample=rng.betavariate(p.alpha, p.beta)) for p in self.posteriors(task_type, kept))
         best = max(drawn, key=lambda p: p.sample or 0.0)
-        return RoutingChoice(task_type=task_type, model=best.model, posteriors=drawn, need=frozenset(need),
-                             dropped=tuple(dropped))  # fmt: skip
+        return RoutingChoice(
+            task_type=task_type, model=best.model, posteriors=drawn, need=frozenset(need), dropped=tuple(dropped)
+        )
 
     def refiner(self, task_type: str, candidates: Sequence[str], draft: str, *, need: Iterable[str] = ()) -> str | None:
         """The model to refine ``draft``'s failed attempt: the strongest capable candidate stronger than it.

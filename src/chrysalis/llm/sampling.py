@@ -81,8 +81,13 @@ class Sampler:
     async def sample(self, messages: list[ChatMessage], i: int) -> Completion:
         """Voter ``i``'s completion of ``messages``."""
         schema = self.json_schema if self.backend.supports_json_schema else None
-        return await self.backend.complete(messages, json_schema=schema, max_tokens=self.max_tokens,
-                                           temperature=self.decorrelation.temperature(i), seed=i)  # fmt: skip
+        return await self.backend.complete(
+            messages,
+            json_schema=schema,
+            max_tokens=self.max_tokens,
+            temperature=self.decorrelation.temperature(i),
+            seed=i,
+        )
 
     def voter(self, messages: list[ChatMessage]) -> Callable[[int], Awaitable[str]]:
         """The ``sample(i)`` that ``vote_async`` takes: voter ``i``'s reply text to ``messages``."""

@@ -48,16 +48,28 @@ FORMS: tuple[Form, ...] = ("line", "function", "line")
 """The forms in turn, by index: two one-line samples (about 1.5 s each here) per whole function (about 6 s)."""
 SAMPLE_FORMS: tuple[Form, ...] = ("line", "function", "diff")
 """The forms a model can be asked for (``template`` candidates are made without one)."""
-LINE_SCHEMA = {"type": "object", "properties": {"line": {"type": "integer"}, "code": {"type": "string"}},
-               "required": ["line", "code"], "additionalProperties": False}  # fmt: skip
-FUNCTION_SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"],
-                   "additionalProperties": False}  # fmt: skip
+LINE_SCHEMA = {
+    "type": "object",
+    "properties": {"line": {"type": "integer"}, "code": {"type": "string"}},
+    "required": ["line", "code"],
+    "additionalProperties": False,
+}
+FUNCTION_SCHEMA = {
+    "type": "object",
+    "properties": {"code": {"type": "string"}},
+    "required": ["code"],
+    "additionalProperties": False,
+}
 SYSTEM = (
     "You fix one bug in a Python function. The failing tests show the correct behaviour. Change as little as "
     "possible: fix the wrong line, do not add special cases for the tests' inputs, and never edit the tests."
 )
-DIFF_SCHEMA = {"type": "object", "properties": {"diff": {"type": "string"}}, "required": ["diff"],
-               "additionalProperties": False}  # fmt: skip
+DIFF_SCHEMA = {
+    "type": "object",
+    "properties": {"diff": {"type": "string"}},
+    "required": ["diff"],
+    "additionalProperties": False,
+}
 CODE_SCHEMA = FUNCTION_SCHEMA
 _FORM_ASK: dict[Form, str] = {
     "line": 'Reply with JSON: {"line": <the number of the buggy line>, "code": "<that line, corrected>"}.',
@@ -173,8 +185,9 @@ def parse_forms(text: str, where: str = "forms") -> tuple[Form, ...]:
     unknown = [name for name in names if name not in SAMPLE_FORMS]
     if not names or unknown:
         bad = f"unknown form {unknown[0]!r}" if unknown else "no form"
-        raise ValueError(f"{where}: {bad}; give a comma-separated turn of {', '.join(SAMPLE_FORMS)} "
-                         f"(default {','.join(FORMS)})")  # fmt: skip
+        raise ValueError(
+            f"{where}: {bad}; give a comma-separated turn of {', '.join(SAMPLE_FORMS)} (default {','.join(FORMS)})"
+        )
     by_name: dict[str, Form] = {form: form for form in SAMPLE_FORMS}
     return tuple(by_name[name] for name in names)
 
@@ -191,14 +204,18 @@ def prompt_for(
     shown = "\n".join(failure.strip().splitlines()[-MAX_FAILURE_LINES:])
     context = module_context(original, suspect)
     body = f"The rest of {suspect.path}, in short:\n{context}\n\n" if context else ""
-    body += (f"File {suspect.path}, function {suspect.function} (lines {suspect.start}-{suspect.end}):\n{numbered}\n\n"
-             f"The tests fail:\n{shown}\n")  # fmt: skip
+    body += (
+        f"File {suspect.path}, function {suspect.function} (lines {suspect.start}-{suspect.end}):\n{numbered}\n\n"
+        f"The tests fail:\n{shown}\n"
+    )
     if hint:
         body += f"\n{hint}\n"
     ask = _FORM_ASK[form]
     if at is not None:
-        ask = (f"Line {at} is:\n{lines[at - 1].strip()}\nIf this line is the bug, correct it; if it is right, repeat "
-               f'it unchanged. Reply with JSON: {{"code": "<line {at} of the code, as it should be>"}}.')  # fmt: skip
+        ask = (
+            f"Line {at} is:\n{lines[at - 1].strip()}\nIf this line is the bug, correct it; if it is right, repeat "
+            f'it unchanged. Reply with JSON: {{"code": "<line {at} of the code, as it should be>"}}.'
+        )
     return [ChatMessage("system", SYSTEM), ChatMessage("user", f"{body}\n{ask}")]
 
 
@@ -463,8 +480,9 @@ def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidat
             continue
         diff, changed = _diff(candidate.suspect.path, original, text)
         reply = f"change {n + 1} of {len(spans)} of candidate #{candidate.index}, alone"
-        pieces.append(Candidate(index + len(pieces), candidate.suspect, candidate.form, reply, text, None, diff,
-                                changed, 0, 0.0))  # fmt: skip
+        pieces.append(
+            Candidate(index + len(pieces), candidate.suspect, candidate.form, reply, text, None, diff, changed, 0, 0.0)
+        )
     return pieces
 
 
@@ -554,7 +572,8 @@ def _with_newline(mutant: Mutant, lines: list[str]) -> str:
 def _diff(path: str, old: str, new: str | None) -> tuple[str, int]:
     if new is None:
         return "", 0
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      f"a/{path}", f"b/{path}"))  # fmt: skip
+    lines = list(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+    )
     changed = sum(1 for line in lines[2:] if line[:1] in "+-")
     return "".join(lines), changed

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from chrysalis.agent.events import Event, RepairEnd, RepairRound
+from chrysalis.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
@@ -212,10 +212,19 @@ class Repairer:
             passing += [c for c, v in results if v.passed]
             failing += [(c, v.run) for c, v in results if not v.passed]
             flagged.update(round_flags)
-            self.emit(RepairRound(run_id=self.run_id, round=rounds, suspects=tuple(s.to_json() for s in suspects),
-                                  samples=round_drawn, templates=len(batch), passed=sum(v.passed for _, v in results),
-                                  unusable=unusable, flagged=dict(round_flags),
-                                  seconds=round(time.perf_counter() - round_started, 2)))  # fmt: skip
+            self.emit(
+                RepairRound(
+                    run_id=self.run_id,
+                    round=rounds,
+                    suspects=tuple(s.to_json() for s in suspects),
+                    samples=round_drawn,
+                    templates=len(batch),
+                    passed=sum(v.passed for _, v in results),
+                    unusable=unusable,
+                    flagged=dict(round_flags),
+                    seconds=round(time.perf_counter() - round_started, 2),
+                )
+            )
             if passing:
                 break
             hint = _feedback(failing)
@@ -224,18 +233,39 @@ class Repairer:
             spent = f" before the {limit}" if limit else ""
             tried = f", {made - drawn} templates tried" if made > drawn else ""
             why = f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
-            return self._end(located, started, samples=drawn, templates=made - drawn, tokens=tokens, cost=cost,
-                             rounds=rounds, flagged=flagged, problem=why)  # fmt: skip
+            return self._end(
+                located,
+                started,
+                samples=drawn,
+                templates=made - drawn,
+                tokens=tokens,
+                cost=cost,
+                rounds=rounds,
+                flagged=flagged,
+                problem=why,
+            )
         passing += await self._narrowed(passing, originals, tests, located.run.failed, made)
         choice = choose(passing, cfg.voting)
         applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
         problem = (
             None if applied or not apply else f"{choice.winner.suspect.path} changed while repair ran; not applied"
         )
-        return self._end(located, started, winner=choice.winner, applied=applied, samples=drawn,
-                         templates=made - drawn, tokens=tokens, cost=cost,
-                         rounds=rounds, flagged=flagged, passed=len(passing), votes=choice.votes,
-                         consensus=choice.consensus, problem=problem)  # fmt: skip
+        return self._end(
+            located,
+            started,
+            winner=choice.winner,
+            applied=applied,
+            samples=drawn,
+            templates=made - drawn,
+            tokens=tokens,
+            cost=cost,
+            rounds=rounds,
+            flagged=flagged,
+            passed=len(passing),
+            votes=choice.votes,
+            consensus=choice.consensus,
+            problem=problem,
+        )
 
     def _spent(self, now: float, cost: float) -> str | None:
         """Which limit has run out (``"time limit"``, ``"budget"``), or None: then no more candidates are drawn."""
@@ -324,8 +354,11 @@ class Repairer:
                         best = ranks[self._keys[task]]
             if best is None:
                 continue
-            hopeless = {task for task in pending if ranks[self._keys[task]] < best
-                        and not any(contains(done, self._candidates[task]) for done in passed)}  # fmt: skip
+            hopeless = {
+                task
+                for task in pending
+                if ranks[self._keys[task]] < best and not any(contains(done, self._candidates[task]) for done in passed)
+            }
             for task in hopeless:
                 task.cancel()
                 self._verdicts[self._keys[task]].cancel()
@@ -385,13 +418,42 @@ class Repairer:
     ) -> RepairReport:
         seconds = round(time.perf_counter() - started, 2)
         success = winner is not None and problem is None
-        report = RepairReport(success, applied, winner, located, samples, passed, votes, consensus, rounds, tokens,
-                              seconds, dict(flagged or {}), problem, templates, round(cost, 6))  # fmt: skip
-        self.emit(RepairEnd(run_id=self.run_id, success=success, applied=applied,
-                            path=winner.suspect.path if winner else None, diff=winner.diff if winner else "",
-                            samples=samples, templates=templates, passed=passed, votes=votes, consensus=consensus,
-                            rounds=rounds, tokens=tokens, cost_usd=round(cost, 6), seconds=seconds,
-                            problem=problem))  # fmt: skip
+        report = RepairReport(
+            success,
+            applied,
+            winner,
+            located,
+            samples,
+            passed,
+            votes,
+            consensus,
+            rounds,
+            tokens,
+            seconds,
+            dict(flagged or {}),
+            problem,
+            templates,
+            round(cost, 6),
+        )
+        self.emit(
+            RepairEnd(
+                run_id=self.run_id,
+                success=success,
+                applied=applied,
+                path=winner.suspect.path if winner else None,
+                diff=winner.diff if winner else "",
+                samples=samples,
+                templates=templates,
+                passed=passed,
+                votes=votes,
+                consensus=consensus,
+                rounds=rounds,
+                tokens=tokens,
+                cost_usd=round(cost, 6),
+                seconds=seconds,
+                problem=problem,
+            )
+        )
         return report
 
 

@@ -52,8 +52,14 @@ class Suspect:
 
     def to_json(self) -> dict[str, object]:
         """For the ``repair_round`` event."""
-        return {"path": self.path, "function": self.function, "start": self.start, "end": self.end,
-                "score": round(self.score, 3), "lines": list(self.lines)}  # fmt: skip
+        return {
+            "path": self.path,
+            "function": self.function,
+            "start": self.start,
+            "end": self.end,
+            "score": round(self.score, 3),
+            "lines": list(self.lines),
+        }
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,12 @@ class Localisation:
 def is_test_file(path: str) -> bool:
     """A test file or a test helper: ``test_*.py``, ``*_test.py``, ``conftest.py``, or under a ``tests`` folder."""
     p = Path(path)
-    return (p.name.startswith("test_") or p.name.endswith("_test.py") or p.name == "conftest.py"
-            or any(part in ("tests", "test") for part in p.parts[:-1]))  # fmt: skip
+    return (
+        p.name.startswith("test_")
+        or p.name.endswith("_test.py")
+        or p.name == "conftest.py"
+        or any(part in ("tests", "test") for part in p.parts[:-1])
+    )
 
 
 def localise(workspace: Path, command: str, options: SandboxOptions, timeout: float) -> Localisation:

@@ -25,21 +25,57 @@ from typing import Any
 __all__ = ["Mutant", "mutants"]
 
 _BINARY: dict[type[ast.operator], str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-    ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-}  # fmt: skip
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+}
 _BINARY_SWAPS = {
-    "+": ("-",), "-": ("+",), "*": ("//", "+"), "/": ("//", "*"), "//": ("/", "*", "%"), "%": ("//",),
-    "**": ("*",), "<<": (">>",), ">>": ("<<",), "&": ("|",), "|": ("&",), "^": ("|",),
-}  # fmt: skip
+    "+": ("-",),
+    "-": ("+",),
+    "*": ("//", "+"),
+    "/": ("//", "*"),
+    "//": ("/", "*", "%"),
+    "%": ("//",),
+    "**": ("*",),
+    "<<": (">>",),
+    ">>": ("<<",),
+    "&": ("|",),
+    "|": ("&",),
+    "^": ("|",),
+}
 _COMPARE: dict[type[ast.cmpop], str] = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
-}  # fmt: skip
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
 _COMPARE_SWAPS = {
-    "<": ("<=", ">"), "<=": ("<", ">="), ">": (">=", "<"), ">=": (">", "<="), "==": ("!=",), "!=": ("==",),
-    "in": ("not in",), "not in": ("in",), "is": ("is not",), "is not": ("is",),
-}  # fmt: skip
+    "<": ("<=", ">"),
+    "<=": ("<", ">="),
+    ">": (">=", "<"),
+    ">=": (">", "<="),
+    "==": ("!=",),
+    "!=": ("==",),
+    "in": ("not in",),
+    "not in": ("in",),
+    "is": ("is not",),
+    "is not": ("is",),
+}
 _NOT_COMMUTATIVE = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 
 
@@ -229,8 +265,9 @@ def _variable_spans(nodes: list[ast.AST], raw: bytes, names: Sequence[str]) -> I
 def _names_by_function(tree: ast.Module) -> dict[int, tuple[str, ...]]:
     """For each line inside a function, the function's parameters and assigned names (innermost function)."""
     found: dict[int, tuple[str, ...]] = {}
-    for func in sorted((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
-                       key=lambda n: n.lineno):  # fmt: skip
+    for func in sorted(
+        (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), key=lambda n: n.lineno
+    ):
         params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
         stored = [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
         names = tuple(dict.fromkeys([*params, *stored]))
@@ -240,10 +277,17 @@ def _names_by_function(tree: ast.Module) -> dict[int, tuple[str, ...]]:
 
 
 _EDITS: dict[type[ast.AST], Callable[[Any, bytes], Iterator[_Span]]] = {
-    ast.BinOp: _binary, ast.AugAssign: _augmented, ast.Compare: _comparisons, ast.BoolOp: _boolean,
-    ast.UnaryOp: _not, ast.Constant: _constants, ast.Call: _calls, ast.Tuple: _tuple, ast.Subscript: _index,
+    ast.BinOp: _binary,
+    ast.AugAssign: _augmented,
+    ast.Compare: _comparisons,
+    ast.BoolOp: _boolean,
+    ast.UnaryOp: _not,
+    ast.Constant: _constants,
+    ast.Call: _calls,
+    ast.Tuple: _tuple,
+    ast.Subscript: _index,
     ast.Slice: _slice,
-}  # fmt: skip
+}
 """The edits each kind of node on a line can take."""
 
 

@@ -22,8 +22,16 @@ from chrysalis.tools.shell import run_confined
 
 __all__ = ["IGNORED", "VENVS", "TestRun", "WorkspaceCopy", "is_pytest", "run_tests"]
 
-IGNORED = (".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".chrysalis", "node_modules",
-           ".coverage")  # fmt: skip
+IGNORED = (
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".chrysalis",
+    "node_modules",
+    ".coverage",
+)
 """Not copied: version control, caches, our own folder. Virtual environments are linked, not copied."""
 VENVS = (".venv", "venv")
 _SUMMARY = re.compile(r"^(PASSED|FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
@@ -98,8 +106,11 @@ def run_tests(
         words = shlex.split(command)
         args = [*(words[1:] if Path(words[0]).name == "pytest" else words[3:]), "-rA", "--tb=short", *only]
         runner = ["python", "-m", "coverage", "run", f"--rcfile={coverage_rc}"] if coverage_rc else [words[0]]
-        full = shlex.join([*runner, "-m", "pytest", *args]) if coverage_rc or words[0] != "pytest" else \
-            shlex.join(["pytest", *args])  # fmt: skip
+        full = (
+            shlex.join([*runner, "-m", "pytest", *args])
+            if coverage_rc or words[0] != "pytest"
+            else shlex.join(["pytest", *args])
+        )
     code, output, stop = run_confined(full, root, options, timeout)
     passed = tuple(m[2] for m in _SUMMARY.finditer(output) if m[1] == "PASSED")
     failed = tuple(m[2] for m in _SUMMARY.finditer(output) if m[1] != "PASSED")

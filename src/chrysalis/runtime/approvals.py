@@ -53,8 +53,16 @@ class ApprovalRequest:
 
     def to_json(self) -> dict[str, Any]:
         """What ``chrysalis approvals --json`` prints for it."""
-        return {"id": self.id, "run_id": self.run_id, "tool": self.tool, "args": self.args, "action": self.action,
-                "created_at": self.created_at, "status": self.status, "decision": self.decision}  # fmt: skip
+        return {
+            "id": self.id,
+            "run_id": self.run_id,
+            "tool": self.tool,
+            "args": self.args,
+            "action": self.action,
+            "created_at": self.created_at,
+            "status": self.status,
+            "decision": self.decision,
+        }
 
 
 class ApprovalStore(EngineStore):
@@ -67,29 +75,46 @@ class ApprovalStore(EngineStore):
         self.engine = engine
         meta = MetaData()
         self._requests: Table = Table(
-            "approval_requests", meta,
-            Column("id", String(32), primary_key=True), Column("run_id", String(64), nullable=False),
-            Column("tool", String(128), nullable=False), Column("args", Text, nullable=False),
-            Column("action", String(64), nullable=False), Column("created_at", Float, nullable=False),
-            Column("status", String(16), nullable=False), Column("envelope", Text),
-        )  # fmt: skip
+            "approval_requests",
+            meta,
+            Column("id", String(32), primary_key=True),
+            Column("run_id", String(64), nullable=False),
+            Column("tool", String(128), nullable=False),
+            Column("args", Text, nullable=False),
+            Column("action", String(64), nullable=False),
+            Column("created_at", Float, nullable=False),
+            Column("status", String(16), nullable=False),
+            Column("envelope", Text),
+        )
         self._nonces: Table = Table(
-            "approval_nonces", meta,
-            Column("nonce", String(64), primary_key=True), Column("request_id", String(32), nullable=False),
+            "approval_nonces",
+            meta,
+            Column("nonce", String(64), primary_key=True),
+            Column("request_id", String(32), nullable=False),
             Column("used_at", Float, nullable=False),
-        )  # fmt: skip
+        )
         self._log: Table = Table(
-            "approval_log", meta,
-            Column("request_id", String(32), nullable=False), Column("at", Float, nullable=False),
-            Column("kind", String(32), nullable=False), Column("detail", Text, nullable=False),
-        )  # fmt: skip
+            "approval_log",
+            meta,
+            Column("request_id", String(32), nullable=False),
+            Column("at", Float, nullable=False),
+            Column("kind", String(32), nullable=False),
+            Column("detail", Text, nullable=False),
+        )
         meta.create_all(engine)
 
     def request(self, run_id: str, tool: str, args: Mapping[str, Any]) -> ApprovalRequest:
         """Record that ``run_id`` waits for approval of ``tool`` with ``args``."""
-        row = {"id": uuid.uuid4().hex[:12], "run_id": run_id, "tool": tool, "args": json.dumps(dict(args)),
-               "action": action_hash(tool, args), "created_at": time.time(), "status": "pending",
-               "envelope": None}  # fmt: skip
+        row = {
+            "id": uuid.uuid4().hex[:12],
+            "run_id": run_id,
+            "tool": tool,
+            "args": json.dumps(dict(args)),
+            "action": action_hash(tool, args),
+            "created_at": time.time(),
+            "status": "pending",
+            "envelope": None,
+        }
         with self.engine.begin() as conn:
             conn.execute(self._requests.insert().values(**row))
         return self._from_row(row)
@@ -124,16 +149,26 @@ class ApprovalStore(EngineStore):
         """
         current = self.get(envelope.request_id)
         if current.status != "pending":
-            raise UsageError(f"Approval request {current.id} was already decided ({current.status}); a run asks "
-                             "again if it needs the action again.")  # fmt: skip
+            raise UsageError(
+                f"Approval request {current.id} was already decided ({current.status}); a run asks "
+                "again if it needs the action again."
+            )
         with self.engine.begin() as conn:
-            conn.execute(self._requests.update().where(self._requests.c.id == envelope.request_id)
-                         .values(status="signed", envelope=json.dumps(envelope.to_json())))  # fmt: skip
+            conn.execute(
+                self._requests.update()
+                .where(self._requests.c.id == envelope.request_id)
+                .values(status="signed", envelope=json.dumps(envelope.to_json()))
+            )
 
     def check(
-        self, request_id: str, tool: str, args: Mapping[str, Any], public_key: Ed25519PublicKey, *,
+        self,
+        request_id: str,
+        tool: str,
+        args: Mapping[str, Any],
+        public_key: Ed25519PublicKey,
+        *,
         now: float | None = None,
-    ) -> Envelope | Refusal | None:  # fmt: skip
+    ) -> Envelope | Refusal | None:
         """The verified decision on the action ``tool(args)`` a worker is about to run; None while undecided.
 
         A verified decision marks the request ``used``. A refusal is logged, and the request goes back
@@ -142,8 +177,15 @@ class ApprovalStore(EngineStore):
         request = self.get(request_id)
         if request.envelope is None:
             return None
-        verdict = verify(request.envelope, request_id=request_id, tool=tool, args=args, public_key=public_key,
-                         consume_nonce=lambda nonce: self._consume(nonce, request_id), now=now)  # fmt: skip
+        verdict = verify(
+            request.envelope,
+            request_id=request_id,
+            tool=tool,
+            args=args,
+            public_key=public_key,
+            consume_nonce=lambda nonce: self._consume(nonce, request_id),
+            now=now,
+        )
         if isinstance(verdict, Refusal):
             self.refuse(request_id, verdict)
             return verdict
@@ -154,10 +196,14 @@ class ApprovalStore(EngineStore):
     def refuse(self, request_id: str, refusal: Refusal) -> None:
         """Log ``refusal`` and put the request back to ``pending`` (its envelope is dropped)."""
         with self.engine.begin() as conn:
-            conn.execute(self._log.insert().values(request_id=request_id, at=time.time(), kind=refusal.kind,
-                                                   detail=refusal.detail))  # fmt: skip
-            conn.execute(self._requests.update().where(self._requests.c.id == request_id)
-                         .values(status="pending", envelope=None))  # fmt: skip
+            conn.execute(
+                self._log.insert().values(
+                    request_id=request_id, at=time.time(), kind=refusal.kind, detail=refusal.detail
+                )
+            )
+            conn.execute(
+                self._requests.update().where(self._requests.c.id == request_id).values(status="pending", envelope=None)
+            )
 
     def log(self, request_id: str) -> list[tuple[str, str]]:
         """The refusals logged for ``request_id``, oldest first: ``(kind, detail)``."""
@@ -181,5 +227,13 @@ class ApprovalStore(EngineStore):
     @staticmethod
     def _from_row(row: Mapping[str, Any]) -> ApprovalRequest:
         envelope = json.loads(row["envelope"]) if row["envelope"] else None
-        return ApprovalRequest(row["id"], row["run_id"], row["tool"], json.loads(row["args"]), row["action"],
-                               row["created_at"], row["status"], envelope)  # fmt: skip
+        return ApprovalRequest(
+            row["id"],
+            row["run_id"],
+            row["tool"],
+            json.loads(row["args"]),
+            row["action"],
+            row["created_at"],
+            row["status"],
+            envelope,
+        )

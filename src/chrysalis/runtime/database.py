@@ -76,5 +76,7 @@ class EngineStore:
 def unreachable(url: str, error: BaseException) -> UsageError:
     """The clear error for a runtime database that cannot be opened (the URL shown without its password)."""
     reason = without_password(str(getattr(error, "orig", None) or error)).strip().splitlines()[0]
-    return UsageError(f"Cannot open the runtime database {without_password(url)}: {reason}. Start it, or fix "
-                      "CHRYSALIS_DATABASE_URL or database_url (`chrysalis config show` says where).")  # fmt: skip
+    return UsageError(
+        f"Cannot open the runtime database {without_password(url)}: {reason}. Start it, or fix "
+        "CHRYSALIS_DATABASE_URL or database_url (`chrysalis config show` says where)."
+    )

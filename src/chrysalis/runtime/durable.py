@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from chrysalis.agent.durability import interrupted
-from chrysalis.agent.events import Check, ErrorEvent, Event
+from chrysalis.events import Check, ErrorEvent, Event
 from chrysalis.runtime import crashpoints
 from chrysalis.runtime.queue import approval_topic
 from chrysalis.runtime.runs import RunStore
@@ -59,9 +59,14 @@ class DurableRun:
     """The ``Durability`` of one queued run, and the recorder of its events."""
 
     def __init__(
-        self, run_id: str, workspace: Path, runs: RunStore, approvals: ApprovalStore, home: Path,
+        self,
+        run_id: str,
+        workspace: Path,
+        runs: RunStore,
+        approvals: ApprovalStore,
+        home: Path,
         waiting: dict[str, str] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.run_id = run_id
         self.workspace = workspace
         self.runs = runs
@@ -260,9 +265,11 @@ def _durable_model(model: Model, run: DurableRun) -> Model:
 
     class DurableModel(WrapperModel):
         async def request(
-            self, messages: list[ModelMessage], model_settings: ModelSettings | None,
+            self,
+            messages: list[ModelMessage],
+            model_settings: ModelSettings | None,
             model_request_parameters: ModelRequestParameters,
-        ) -> ModelResponse:  # fmt: skip
+        ) -> ModelResponse:
             async def send() -> ModelResponse:
                 return await self.wrapped.request(messages, model_settings, model_request_parameters)
 
@@ -271,11 +278,15 @@ def _durable_model(model: Model, run: DurableRun) -> Model:
 
         @asynccontextmanager
         async def request_stream(
-            self, messages: list[ModelMessage], model_settings: ModelSettings | None,
-            model_request_parameters: ModelRequestParameters, run_context: Any = None,
-        ) -> AsyncIterator[StreamedResponse]:  # fmt: skip
+            self,
+            messages: list[ModelMessage],
+            model_settings: ModelSettings | None,
+            model_request_parameters: ModelRequestParameters,
+            run_context: Any = None,
+        ) -> AsyncIterator[StreamedResponse]:
             response = await self.request(messages, model_settings, model_request_parameters)
-            yield CompletedStreamedResponse(response, model_request_parameters=model_request_parameters,
-                                            replay_events=True)  # fmt: skip
+            yield CompletedStreamedResponse(
+                response, model_request_parameters=model_request_parameters, replay_events=True
+            )
 
     return DurableModel(model)

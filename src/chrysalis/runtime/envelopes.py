@@ -80,9 +80,16 @@ class Envelope:
     def from_json(cls, data: Mapping[str, Any]) -> Envelope | Refusal:
         """The envelope in ``data``, or a ``malformed`` refusal naming what is wrong."""
         number = (int, float)
-        types: dict[str, type | tuple[type, ...]] = {"request_id": str, "action": str, "decision": str, "nonce": str,
-                                                     "issued_at": number, "expires_at": number, "key_id": str,
-                                                     "signature": str}  # fmt: skip
+        types: dict[str, type | tuple[type, ...]] = {
+            "request_id": str,
+            "action": str,
+            "decision": str,
+            "nonce": str,
+            "issued_at": number,
+            "expires_at": number,
+            "key_id": str,
+            "signature": str,
+        }
         for name, kind in types.items():
             value = data.get(name)
             if value is None or isinstance(value, bool) or not isinstance(value, kind):
@@ -115,8 +122,16 @@ def sign(
 ) -> Envelope:
     """An envelope with ``decision`` on the request to run ``tool`` with ``args``, usable for ``ttl`` seconds."""
     issued = time.time() if now is None else now
-    unsigned = Envelope(request_id, action_hash(tool, args), decision, secrets.token_hex(16), issued, issued + ttl,
-                        fingerprint(key.public_key()), "")  # fmt: skip
+    unsigned = Envelope(
+        request_id,
+        action_hash(tool, args),
+        decision,
+        secrets.token_hex(16),
+        issued,
+        issued + ttl,
+        fingerprint(key.public_key()),
+        "",
+    )
     signature = base64.b64encode(key.sign(unsigned.signed_bytes())).decode()
     return Envelope(**{**asdict(unsigned), "signature": signature})
 
@@ -147,13 +162,17 @@ def verify(
     try:
         public_key.verify(base64.b64decode(parsed.signature, validate=True), parsed.signed_bytes())
     except (InvalidSignature, ValueError):
-        return Refusal("forged", "the signature does not verify: the envelope was not signed with the key, or was "
-                                 "changed after signing")  # fmt: skip
+        return Refusal(
+            "forged",
+            "the signature does not verify: the envelope was not signed with the key, or was changed after signing",
+        )
     if parsed.request_id != request_id:
         return Refusal("wrong_request", f"the envelope is for request {parsed.request_id}, not {request_id}")
     if parsed.action != action_hash(tool, args):
-        return Refusal("altered", f"the envelope approves another action than {tool} with these arguments (they "
-                                  "changed after the approval)")  # fmt: skip
+        return Refusal(
+            "altered",
+            f"the envelope approves another action than {tool} with these arguments (they changed after the approval)",
+        )
     moment = time.time() if now is None else now
     if moment >= parsed.expires_at:
         return Refusal("expired", f"the envelope expired {moment - parsed.expires_at:.0f} s ago; approve it again")

@@ -55,8 +55,7 @@ def init_keys(home: Path) -> KeyPair:
         return KeyPair(private_path, public_path, fingerprint(load_public(home)), created=False)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption())  # fmt: skip
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     # O_EXCL: two `keys init` at once cannot both write; the mode is set at creation, never widened after.
     fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
@@ -121,8 +120,10 @@ def _existing(home: Path, name: str) -> Path:
 
 
 def _not_a_key(path: Path, half: str) -> ConfigError:
-    return ConfigError(f"{path} is not an Ed25519 {half} key; move it away and run `chrysalis keys init` (approvals "
-                       "signed with the old key will no longer verify).")  # fmt: skip
+    return ConfigError(
+        f"{path} is not an Ed25519 {half} key; move it away and run `chrysalis keys init` (approvals "
+        "signed with the old key will no longer verify)."
+    )
 
 
 def fingerprint(public: Ed25519PublicKey) -> str:

@@ -20,9 +20,18 @@ if TYPE_CHECKING:
     from dbos import DBOSClient
 
 __all__ = [
-    "APP_VERSION", "QUEUE", "WORKFLOW", "approval_topic", "cancel", "check_task", "client", "enqueue", "priority",
-    "submit", "wake",
-]  # fmt: skip
+    "APP_VERSION",
+    "QUEUE",
+    "WORKFLOW",
+    "approval_topic",
+    "cancel",
+    "check_task",
+    "client",
+    "enqueue",
+    "priority",
+    "submit",
+    "wake",
+]
 
 QUEUE = "chrysalis"
 WORKFLOW = "chrysalis.run"
@@ -77,8 +86,16 @@ def enqueue(dbos_client: DBOSClient, runs: RunStore, task: str, options: Mapping
     run_id = uuid.uuid4().hex[:12]
     record = runs.add(run_id, task, urgency, options)
     try:
-        dbos_client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
-                             "priority": rank, "app_version": APP_VERSION}, run_id)  # fmt: skip
+        dbos_client.enqueue(
+            {
+                "queue_name": QUEUE,
+                "workflow_name": WORKFLOW,
+                "workflow_id": run_id,
+                "priority": rank,
+                "app_version": APP_VERSION,
+            },
+            run_id,
+        )
     except BaseException as exc:  # not queued: the row must not sit in the list as "queued" forever
         runs.set_status(run_id, "failed", error=f"could not be queued: {exc}")
         raise

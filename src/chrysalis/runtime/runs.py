@@ -56,10 +56,18 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         """What ``chrysalis queue --json`` and ``show --json`` print for it."""
-        return {"id": self.id, "status": self.status, "urgency": self.urgency, "task": self.task,
-                "workspace": self.options.get("workspace"), "created_at": self.created_at,
-                "updated_at": self.updated_at, "worker": self.worker, "result": self.result,
-                "error": self.error}  # fmt: skip
+        return {
+            "id": self.id,
+            "status": self.status,
+            "urgency": self.urgency,
+            "task": self.task,
+            "workspace": self.options.get("workspace"),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "worker": self.worker,
+            "result": self.result,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -84,31 +92,48 @@ class RunStore(EngineStore):
         self.engine = engine
         meta = MetaData()
         self._runs: Table = Table(
-            "runs", meta,
-            Column("id", String(64), primary_key=True), Column("task", Text, nullable=False),
-            Column("urgency", String(16), nullable=False), Column("status", String(24), nullable=False),
-            Column("options", Text, nullable=False), Column("created_at", Float, nullable=False),
-            Column("updated_at", Float, nullable=False), Column("worker", String(64)),
-            Column("result", Text), Column("error", Text),
-        )  # fmt: skip
+            "runs",
+            meta,
+            Column("id", String(64), primary_key=True),
+            Column("task", Text, nullable=False),
+            Column("urgency", String(16), nullable=False),
+            Column("status", String(24), nullable=False),
+            Column("options", Text, nullable=False),
+            Column("created_at", Float, nullable=False),
+            Column("updated_at", Float, nullable=False),
+            Column("worker", String(64)),
+            Column("result", Text),
+            Column("error", Text),
+        )
         self._events: Table = Table(
-            "run_events", meta,
-            Column("id", Integer, primary_key=True, autoincrement=True), Column("run_id", String(64), nullable=False),
-            Column("key", String(64), nullable=False), Column("at", Float, nullable=False),
-            Column("event", Text, nullable=False), UniqueConstraint("run_id", "key"),
-        )  # fmt: skip
+            "run_events",
+            meta,
+            Column("id", Integer, primary_key=True, autoincrement=True),
+            Column("run_id", String(64), nullable=False),
+            Column("key", String(64), nullable=False),
+            Column("at", Float, nullable=False),
+            Column("event", Text, nullable=False),
+            UniqueConstraint("run_id", "key"),
+        )
         self._effects: Table = Table(
-            "run_effects", meta,
-            Column("run_id", String(64), primary_key=True), Column("key", String(64), primary_key=True),
-            Column("tool", String(128), nullable=False), Column("preimage", Text, nullable=False),
+            "run_effects",
+            meta,
+            Column("run_id", String(64), primary_key=True),
+            Column("key", String(64), primary_key=True),
+            Column("tool", String(128), nullable=False),
+            Column("preimage", Text, nullable=False),
             Column("started_at", Float, nullable=False),
-        )  # fmt: skip
+        )
         self._workers: Table = Table(
-            "workers", meta,
-            Column("id", String(64), primary_key=True), Column("host", String(255), nullable=False),
-            Column("pid", Integer, nullable=False), Column("heartbeat_at", Float, nullable=False),
-            Column("stopped", Boolean, nullable=False, default=False), Column("recovered_by", String(64)),
-        )  # fmt: skip
+            "workers",
+            meta,
+            Column("id", String(64), primary_key=True),
+            Column("host", String(255), nullable=False),
+            Column("pid", Integer, nullable=False),
+            Column("heartbeat_at", Float, nullable=False),
+            Column("stopped", Boolean, nullable=False, default=False),
+            Column("recovered_by", String(64)),
+        )
         meta.create_all(engine)
 
     # runs
@@ -116,8 +141,18 @@ class RunStore(EngineStore):
     def add(self, run_id: str, task: str, urgency: str, options: Mapping[str, Any]) -> RunRecord:
         """Record a submitted run as ``queued``."""
         now = time.time()
-        row = {"id": run_id, "task": task, "urgency": urgency, "status": "queued", "options": json.dumps(dict(options)),
-               "created_at": now, "updated_at": now, "worker": None, "result": None, "error": None}  # fmt: skip
+        row = {
+            "id": run_id,
+            "task": task,
+            "urgency": urgency,
+            "status": "queued",
+            "options": json.dumps(dict(options)),
+            "created_at": now,
+            "updated_at": now,
+            "worker": None,
+            "result": None,
+            "error": None,
+        }
         with self.engine.begin() as conn:
             conn.execute(self._runs.insert().values(**row))
         return self._run(row)
@@ -167,8 +202,11 @@ class RunStore(EngineStore):
 
         try:
             with self.engine.begin() as conn:
-                conn.execute(self._events.insert().values(run_id=run_id, key=key, at=time.time(),
-                                                          event=json.dumps(dict(event), default=str)))  # fmt: skip
+                conn.execute(
+                    self._events.insert().values(
+                        run_id=run_id, key=key, at=time.time(), event=json.dumps(dict(event), default=str)
+                    )
+                )
         except IntegrityError:
             return False
         return True
@@ -197,8 +235,11 @@ class RunStore(EngineStore):
         """Record that effect ``key`` (a call of ``tool``) starts now, with the files it may change as they are."""
         with self.engine.begin() as conn:
             conn.execute(self._effects.delete().where(self._effects.c.run_id == run_id, self._effects.c.key == key))
-            conn.execute(self._effects.insert().values(run_id=run_id, key=key, tool=tool, started_at=time.time(),
-                                                       preimage=json.dumps(dict(preimage))))  # fmt: skip
+            conn.execute(
+                self._effects.insert().values(
+                    run_id=run_id, key=key, tool=tool, started_at=time.time(), preimage=json.dumps(dict(preimage))
+                )
+            )
 
     # workers
 
@@ -208,8 +249,11 @@ class RunStore(EngineStore):
         with self.engine.begin() as conn:
             updated = conn.execute(self._workers.update().where(w.id == worker_id).values(heartbeat_at=time.time()))
             if updated.rowcount == 0:
-                conn.execute(self._workers.insert().values(id=worker_id, host=host, pid=pid, heartbeat_at=time.time(),
-                                                           stopped=False, recovered_by=None))  # fmt: skip
+                conn.execute(
+                    self._workers.insert().values(
+                        id=worker_id, host=host, pid=pid, heartbeat_at=time.time(), stopped=False, recovered_by=None
+                    )
+                )
 
     def stopped(self, worker_id: str) -> None:
         """Say that ``worker_id`` stopped cleanly (it has nothing for anyone to recover)."""
@@ -222,19 +266,32 @@ class RunStore(EngineStore):
 
         query = select(self._workers).order_by(self._workers.c.heartbeat_at.desc())
         with self.engine.connect() as conn:
-            return [WorkerRecord(r.id, r.host, r.pid, r.heartbeat_at, bool(r.stopped), r.recovered_by)
-                    for r in conn.execute(query)]  # fmt: skip
+            return [
+                WorkerRecord(r.id, r.host, r.pid, r.heartbeat_at, bool(r.stopped), r.recovered_by)
+                for r in conn.execute(query)
+            ]
 
     def claim(self, dead_worker: str, by: str) -> bool:
         """Take over ``dead_worker``'s runs; True for exactly one claimant, however many workers try at once."""
         w = self._workers.c
         with self.engine.begin() as conn:
-            done = conn.execute(self._workers.update().where(w.id == dead_worker, w.recovered_by.is_(None))
-                                .values(recovered_by=by))  # fmt: skip
+            done = conn.execute(
+                self._workers.update().where(w.id == dead_worker, w.recovered_by.is_(None)).values(recovered_by=by)
+            )
         return bool(done.rowcount == 1)
 
     @staticmethod
     def _run(row: Mapping[str, Any]) -> RunRecord:
         result = json.loads(row["result"]) if row["result"] else None
-        return RunRecord(row["id"], row["task"], row["urgency"], row["status"], json.loads(row["options"]),
-                         row["created_at"], row["updated_at"], row["worker"], result, row["error"])  # fmt: skip
+        return RunRecord(
+            row["id"],
+            row["task"],
+            row["urgency"],
+            row["status"],
+            json.loads(row["options"]),
+            row["created_at"],
+            row["updated_at"],
+            row["worker"],
+            result,
+            row["error"],
+        )

@@ -60,9 +60,14 @@ class Worker:
     """One worker process: launches DBOS, serves the queue, beats, reaps dead workers."""
 
     def __init__(
-        self, settings: Settings, *, concurrency: int, exit_when_idle: bool, until: str | None = None,
+        self,
+        settings: Settings,
+        *,
+        concurrency: int,
+        exit_when_idle: bool,
+        until: str | None = None,
         queue_concurrency: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.url = database_url(settings)
         self.concurrency = concurrency
         self.queue_concurrency = queue_concurrency
@@ -88,16 +93,30 @@ class Worker:
         self.waiting: dict[str, str] = {}
         _context = _Context(self.runs, self.approvals, self.id, self.waiting)
         self.runs.heartbeat(self.id, self.host, os.getpid())  # before any run is ours: a crash then is seen
-        DBOS(config={"name": "chrysalis", "system_database_url": self.url, "executor_id": self.id,
-                     "application_version": APP_VERSION, "log_level": "ERROR",
-                     "notification_listener_polling_interval_sec": _POLL_S})  # fmt: skip
+        DBOS(
+            config={
+                "name": "chrysalis",
+                "system_database_url": self.url,
+                "executor_id": self.id,
+                "application_version": APP_VERSION,
+                "log_level": "ERROR",
+                "notification_listener_polling_interval_sec": _POLL_S,
+            }
+        )
         try:
             DBOS.launch()
-            DBOS.register_queue(QUEUE, worker_concurrency=self.concurrency, global_concurrency=self.queue_concurrency,
-                                polling_interval_sec=_POLL_S, on_conflict="always_update")  # fmt: skip
+            DBOS.register_queue(
+                QUEUE,
+                worker_concurrency=self.concurrency,
+                global_concurrency=self.queue_concurrency,
+                polling_interval_sec=_POLL_S,
+                on_conflict="always_update",
+            )
             if self.until is None:
-                _say(f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
-                     "time" + (" until it is empty" if self.exit_when_idle else "; Ctrl-C stops it"))  # fmt: skip
+                _say(
+                    f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
+                    "time" + (" until it is empty" if self.exit_when_idle else "; Ctrl-C stops it")
+                )
             self._loop()
         finally:
             self.runs.stopped(self.id)

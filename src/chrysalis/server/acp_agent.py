@@ -80,10 +80,11 @@ class ChrysalisAcpAgent:
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
             mcp_capabilities=McpCapabilities(http=True, sse=False),
         )
-        return InitializeResponse(protocol_version=min(protocol_version, PROTOCOL_VERSION),
-                                  agent_capabilities=capabilities,
-                                  agent_info=Implementation(name="chrysalis", title="Chrysalis Forge",
-                                                            version=__version__))  # fmt: skip
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=capabilities,
+            agent_info=Implementation(name="chrysalis", title="Chrysalis Forge", version=__version__),
+        )
 
     async def new_session(
         self,
@@ -155,8 +156,11 @@ class ChrysalisAcpAgent:
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise RequestError(USAGE_ERROR, f"No session {session_id!r} in this process: start one with session/new "
-                               "or load a stored one with session/load.")  # fmt: skip
+            raise RequestError(
+                USAGE_ERROR,
+                f"No session {session_id!r} in this process: start one with session/new "
+                "or load a stored one with session/load.",
+            )
         return session
 
     def _open(self, cwd: str, mcp_servers: list[ClientMcpServer] | None, method: str) -> AcpSession:
@@ -185,8 +189,11 @@ class ChrysalisAcpAgent:
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
             raise UsageError(f"{method}: cwd {cwd!r} is not an absolute path to a folder; give the project's folder.")
-        flags = {key: getattr(self.settings, key) for key, source in self.settings.sources.items()
-                 if source.startswith("flag ") and key != "workspace"}  # fmt: skip
+        flags = {
+            key: getattr(self.settings, key)
+            for key, source in self.settings.sources.items()
+            if source.startswith("flag ") and key != "workspace"
+        }
         return load_settings({**flags, "workspace": str(folder.resolve())})
 
 

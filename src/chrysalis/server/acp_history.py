@@ -58,11 +58,20 @@ def _request_part(part: ModelRequestPart, ids: dict[str, str]) -> list[Update]:
         content = part.content
         ok = not (isinstance(content, dict) and content.get("ok") is False)
         shown = content.get("result" if ok else "error") if isinstance(content, dict) else content
-        return [update_tool_call(ids[part.tool_call_id], status="completed" if ok else "failed",
-                                 content=[tool_content(text_block(_cut(shown)))], raw_output=content)]  # fmt: skip
+        return [
+            update_tool_call(
+                ids[part.tool_call_id],
+                status="completed" if ok else "failed",
+                content=[tool_content(text_block(_cut(shown)))],
+                raw_output=content,
+            )
+        ]
     if isinstance(part, RetryPromptPart) and part.tool_call_id in ids:
-        return [update_tool_call(ids[part.tool_call_id], status="failed",
-                                 content=[tool_content(text_block(_cut(part.model_response())))])]  # fmt: skip
+        return [
+            update_tool_call(
+                ids[part.tool_call_id], status="failed", content=[tool_content(text_block(_cut(part.model_response())))]
+            )
+        ]
     return []
 
 
@@ -78,8 +87,16 @@ def _response_part(part: ModelResponsePart, ids: dict[str, str], workspace: Path
         ids[part.tool_call_id] = acp_id
         args = part.args_as_dict()
         diff = _edit(part.tool_name, args, workspace)
-        return [start_tool_call(acp_id, tool_title(part.tool_name, args), kind=tool_kind(part.tool_name),
-                                status="pending", content=diff, raw_input=args)]  # fmt: skip
+        return [
+            start_tool_call(
+                acp_id,
+                tool_title(part.tool_name, args),
+                kind=tool_kind(part.tool_name),
+                status="pending",
+                content=diff,
+                raw_input=args,
+            )
+        ]
     return []
 
 

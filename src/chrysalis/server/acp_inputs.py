@@ -92,14 +92,19 @@ def mcp_servers_config(servers: Sequence[ClientMcpServer]) -> dict[str, dict[str
         if server.name in config:
             raise UsageError(f"Two MCP servers are named {server.name!r}: give each a different name.")
         if isinstance(server, McpServerStdio):
-            config[server.name] = {"command": server.command, "args": list(server.args),
-                                   "env": {var.name: var.value for var in server.env}}  # fmt: skip
+            config[server.name] = {
+                "command": server.command,
+                "args": list(server.args),
+                "env": {var.name: var.value for var in server.env},
+            }
         elif isinstance(server, HttpMcpServer):
             entry: dict[str, Any] = {"url": server.url}
             if server.headers:
                 entry["headers"] = {header.name: header.value for header in server.headers}
             config[server.name] = entry
         else:
-            raise UsageError(f"MCP server {server.name!r} uses the {server.type} transport, which Chrysalis does "
-                             "not take: give it as a command (stdio) or an http URL.")  # fmt: skip
+            raise UsageError(
+                f"MCP server {server.name!r} uses the {server.type} transport, which Chrysalis does "
+                "not take: give it as a command (stdio) or an http URL."
+            )
     return config

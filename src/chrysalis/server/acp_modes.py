@@ -32,8 +32,10 @@ def modes_under(ceiling: str) -> list[str]:
 
 def mode_state(current: str, ceiling: str) -> SessionModeState:
     """The session's mode and the modes it may switch to, for ``session/new`` and ``session/load``."""
-    modes = [SessionMode(id=mode, name=mode.capitalize(), description=_DESCRIPTIONS.get(mode))
-             for mode in modes_under(ceiling)]  # fmt: skip
+    modes = [
+        SessionMode(id=mode, name=mode.capitalize(), description=_DESCRIPTIONS.get(mode))
+        for mode in modes_under(ceiling)
+    ]
     return SessionModeState(current_mode_id=current, available_modes=modes)
 
 
@@ -45,7 +47,9 @@ def check_mode(mode: str, ceiling: str) -> Mode:
     """
     allowed = modes_under(ceiling)
     if mode not in allowed:
-        raise UsageError(f"session/set_mode: mode {mode!r} is not available: the configured mode is {ceiling!r}, "
-                         f"which an editor may only narrow (to {', '.join(allowed)}). Set mode in config, "
-                         "CHRYSALIS_MODE or serve --mode to allow more.")  # fmt: skip
+        raise UsageError(
+            f"session/set_mode: mode {mode!r} is not available: the configured mode is {ceiling!r}, "
+            f"which an editor may only narrow (to {', '.join(allowed)}). Set mode in config, "
+            "CHRYSALIS_MODE or serve --mode to allow more."
+        )
     return cast(Mode, mode)

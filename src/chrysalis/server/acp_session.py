@@ -17,10 +17,10 @@ from acp.helpers import update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, SessionModeState, StopReason
 
-from chrysalis.agent.events import Event
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, TaskStopped
+from chrysalis.events import Event
 from chrysalis.server.acp_history import history_updates
 from chrysalis.server.acp_modes import check_mode, mode_state
 from chrysalis.server.acp_updates import EventMapper, Update
@@ -68,8 +68,9 @@ class AcpSession:
         self._loop = asyncio.get_running_loop()
         """The loop the session was opened in: updates are queued and sent there, whichever thread emits."""
         self.mapper = EventMapper(settings.workspace, Policy.from_settings(settings))
-        self.agent = AgentSession(settings, model=model, approver=self.approve, on_event=self.on_event,
-                                  mcp_servers=mcp_servers)  # fmt: skip
+        self.agent = AgentSession(
+            settings, model=model, approver=self.approve, on_event=self.on_event, mcp_servers=mcp_servers
+        )
         self.session_id = ""
         self.ceiling = settings.mode
         """The configured mode: the editor may narrow the session's mode (``set_mode``), never widen it."""
@@ -151,8 +152,9 @@ class AcpSession:
         await self.flush()
         call = self.mapper.permission_call(tool, args, reason)
         try:
-            response = await self.client.request_permission(session_id=self.session_id, tool_call=call,
-                                                             options=list(PERMISSION_OPTIONS))  # fmt: skip
+            response = await self.client.request_permission(
+                session_id=self.session_id, tool_call=call, options=list(PERMISSION_OPTIONS)
+            )
         except Exception as exc:  # the client failed or went away: nobody approved the call, so it does not run
             _log.warning("session/request_permission failed (%s); the call is not run", exc)
             return False

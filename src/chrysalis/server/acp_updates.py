@@ -1,6 +1,6 @@
 """Our run's events as ACP session updates: the model's text, tool calls with their status, diffs for edits.
 
-The events (``chrysalis.agent.events``) are the one stream the terminal, ``--json`` and the traces
+The events (``chrysalis.events``) are the one stream the terminal, ``--json`` and the traces
 read; an editor reads it too, through ``EventMapper``. A tool call becomes a ``tool_call`` (status
 ``pending``) when the model asks for it, ``in_progress`` once it runs (at once, or after the user approved it), and
 ``completed`` / ``failed`` with its result. An edit carries a diff of the whole file: its text is
@@ -42,7 +42,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from chrysalis.agent.events import (
+from chrysalis.events import (
     ApprovalRequest,
     Check,
     Compacted,
@@ -65,11 +65,24 @@ Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgres
 ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 _KINDS: dict[str, ToolKind] = {
-    "read_file": "read", "list_dir": "read", "git_status": "read", "git_diff": "read", "git_log": "read",
-    "system_stats": "read", "find": "search", "grep": "search", "edit_file": "edit", "write_file": "edit",
-    "apply_patch": "edit", "repair": "edit", "shell": "execute", "run_tests": "execute", "git_commit": "execute",
-    "web_fetch": "fetch", "web_search": "fetch",
-}  # fmt: skip
+    "read_file": "read",
+    "list_dir": "read",
+    "git_status": "read",
+    "git_diff": "read",
+    "git_log": "read",
+    "system_stats": "read",
+    "find": "search",
+    "grep": "search",
+    "edit_file": "edit",
+    "write_file": "edit",
+    "apply_patch": "edit",
+    "repair": "edit",
+    "shell": "execute",
+    "run_tests": "execute",
+    "git_commit": "execute",
+    "web_fetch": "fetch",
+    "web_search": "fetch",
+}
 _MAX_DIFF_BYTES = 2_000_000
 """Files larger than this get no diff (an editor would choke on it, and reading it costs)."""
 _PREVIEW_CHARS = 4_000
@@ -84,11 +97,16 @@ def tool_title(tool: str, args: dict[str, Any]) -> str:
     """A one-line title for a call, as an editor lists it: ``Read calc.py``, ``Run `pytest -q` ``."""
     path = str(args.get("path", ""))
     titles = {
-        "read_file": f"Read {path}", "list_dir": f"List {path or '.'}", "edit_file": f"Edit {path}",
-        "write_file": f"Write {path}", "find": f"Find {args.get('pattern', '')}",
-        "grep": f"Search {args.get('pattern', '')!r} in {path or '.'}", "shell": f"Run `{args.get('command', '')}`",
-        "run_tests": "Run the tests", "apply_patch": "Apply a patch",
-    }  # fmt: skip
+        "read_file": f"Read {path}",
+        "list_dir": f"List {path or '.'}",
+        "edit_file": f"Edit {path}",
+        "write_file": f"Write {path}",
+        "find": f"Find {args.get('pattern', '')}",
+        "grep": f"Search {args.get('pattern', '')!r} in {path or '.'}",
+        "shell": f"Run `{args.get('command', '')}`",
+        "run_tests": "Run the tests",
+        "apply_patch": "Apply a patch",
+    }
     if tool in titles:
         return titles[tool]
     shown = ", ".join(f"{key}={_short(value)}" for key, value in args.items())
@@ -176,14 +194,23 @@ class EventMapper:
             call = _OpenCall(f"ask-{self._count}", tool, args)
         call.asked = True
         content: list[ToolContent] = [*self._proposal(call), tool_content(text_block(reason))]
-        return ToolCallUpdate(tool_call_id=call.acp_id, title=tool_title(tool, args), kind=tool_kind(tool),
-                              status="pending", content=content, raw_input=args)  # fmt: skip
+        return ToolCallUpdate(
+            tool_call_id=call.acp_id,
+            title=tool_title(tool, args),
+            kind=tool_kind(tool),
+            status="pending",
+            content=content,
+            raw_input=args,
+        )
 
     def abandon(self) -> list[Update]:
         """The run ended (cancelled, stopped) with calls that never answered: each is marked failed."""
-        stopped = [update_tool_call(call.acp_id, status="failed",
-                                    content=[tool_content(text_block("Stopped before it finished."))])
-                   for call in self._open.values()]  # fmt: skip
+        stopped = [
+            update_tool_call(
+                call.acp_id, status="failed", content=[tool_content(text_block("Stopped before it finished."))]
+            )
+            for call in self._open.values()
+        ]
         self._open.clear()
         return list(stopped)
 
@@ -196,9 +223,15 @@ class EventMapper:
                 call.before[path] = _read(path)
         self._open[(event.run_id, event.call_id)] = call
         locations = [ToolCallLocation(path=str(p)) for p in call.before] or self._locations(event.args)
-        return start_tool_call(call.acp_id, tool_title(event.tool, event.args), kind=tool_kind(event.tool),
-                               status=self._first_status(event.tool, event.args), content=self._proposal(call) or None,
-                               locations=locations or None, raw_input=event.args)  # fmt: skip
+        return start_tool_call(
+            call.acp_id,
+            tool_title(event.tool, event.args),
+            kind=tool_kind(event.tool),
+            status=self._first_status(event.tool, event.args),
+            content=self._proposal(call) or None,
+            locations=locations or None,
+            raw_input=event.args,
+        )
 
     def _first_status(self, tool: str, args: dict[str, Any]) -> ToolCallStatus:
         """``in_progress`` for a built-in tool the policy allows without asking; ``pending`` otherwise."""
@@ -241,10 +274,14 @@ class EventMapper:
         """The framework's own test run after the answer, shown as a finished command."""
         self._count += 1
         where = " (sandbox)" if event.sandboxed else ""
-        return start_tool_call(f"{event.run_id}-check-{self._count}", f"Check: `{event.command}`{where}",
-                               kind="execute", status="completed" if event.passed else "failed",
-                               content=[tool_content(text_block(_preview(event.report)))],
-                               raw_output={"passed": event.passed, "exit_code": event.exit_code})  # fmt: skip
+        return start_tool_call(
+            f"{event.run_id}-check-{self._count}",
+            f"Check: `{event.command}`{where}",
+            kind="execute",
+            status="completed" if event.passed else "failed",
+            content=[tool_content(text_block(_preview(event.report)))],
+            raw_output={"passed": event.passed, "exit_code": event.exit_code},
+        )
 
     def _proposal(self, call: _OpenCall) -> list[ToolContent]:
         """What an edit would do, before it runs: the whole file for edit_file/write_file, the patch text else."""

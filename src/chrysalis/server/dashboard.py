@@ -63,8 +63,10 @@ class TokenGate:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []),
-                                      *((k.encode(), v.encode()) for k, v in HEADERS.items())]  # fmt: skip
+                message["headers"] = [
+                    *message.get("headers", []),
+                    *((k.encode(), v.encode()) for k, v in HEADERS.items()),
+                ]
             await send(message)
 
         from starlette.requests import Request
@@ -128,8 +130,11 @@ def create_app(settings: Settings, token: str) -> ASGIApp:
     def queued(request: Request) -> tuple[int, str]:
         record, events, problem = data.queued_run(request.path_params["run_id"])
         if record is None:
-            return (503, pages.queue_page(None, problem)) if problem else (
-                404, pages.missing_page("queued run by that id", "/queue", "/queue"))  # fmt: skip
+            return (
+                (503, pages.queue_page(None, problem))
+                if problem
+                else (404, pages.missing_page("queued run by that id", "/queue", "/queue"))
+            )
         return 200, pages.queued_run_page(record, events)
 
     def queue(_request: Request) -> tuple[int, str]:
@@ -168,10 +173,14 @@ def serve_dashboard(settings: Settings, *, port: int) -> int:
     token = secrets.token_urlsafe(24)
     bound = listener.getsockname()[1]
     print(f"http://{HOST}:{bound}/?token={token}", flush=True)
-    print(f"The Chrysalis dashboard is on {HOST}:{bound} (this machine only); open the URL above. "
-          "Ctrl-C stops it.", file=sys.stderr, flush=True)  # fmt: skip
-    config = uvicorn.Config(create_app(settings, token), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3)  # fmt: skip
+    print(
+        f"The Chrysalis dashboard is on {HOST}:{bound} (this machine only); open the URL above. Ctrl-C stops it.",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(
+        create_app(settings, token), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=3
+    )
     try:
         uvicorn.Server(config).run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn shut down cleanly, then re-raised the Ctrl-C: stopping is the way out
@@ -191,6 +200,8 @@ def _listen(port: int) -> socket.socket:
         listener.listen(128)
     except OSError as exc:
         listener.close()
-        raise UsageError(f"--port {port}: cannot listen on {HOST}:{port} ({exc.strerror}). Pick another port, "
-                         "or --port 0 for a free one.") from exc  # fmt: skip
+        raise UsageError(
+            f"--port {port}: cannot listen on {HOST}:{port} ({exc.strerror}). Pick another port, "
+            "or --port 0 for a free one."
+        ) from exc
     return listener

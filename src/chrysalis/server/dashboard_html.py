@@ -14,14 +14,33 @@ import time
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-__all__ = ["REFRESH_S", "Safe", "badge", "empty", "esc", "join", "link", "page", "pct", "seconds", "table", "url",
-           "usd", "when"]  # fmt: skip
+__all__ = [
+    "REFRESH_S",
+    "Safe",
+    "badge",
+    "empty",
+    "esc",
+    "join",
+    "link",
+    "page",
+    "pct",
+    "seconds",
+    "table",
+    "url",
+    "usd",
+    "when",
+]
 
 REFRESH_S = 5
 """How often a live page (one showing what still changes) reloads itself."""
 
-NAV = (("/", "Runs"), ("/stats", "Stats"), ("/archive", "Archive"), ("/decompositions", "Decompositions"),
-       ("/queue", "Queue"))  # fmt: skip
+NAV = (
+    ("/", "Runs"),
+    ("/stats", "Stats"),
+    ("/archive", "Archive"),
+    ("/decompositions", "Decompositions"),
+    ("/queue", "Queue"),
+)
 
 
 class Safe(str):

@@ -33,11 +33,29 @@ from chrysalis.stores.evals import ModelStats
 if TYPE_CHECKING:
     from chrysalis.runtime.runs import RunRecord
 
-__all__ = ["QUIET_S", "events_table", "forbidden_page", "is_live", "missing_page", "problem_page",
-           "queue_page", "queued_run_page", "run_page", "runs_page", "stats_page", "status_badge"]  # fmt: skip
+__all__ = [
+    "QUIET_S",
+    "events_table",
+    "forbidden_page",
+    "is_live",
+    "missing_page",
+    "problem_page",
+    "queue_page",
+    "queued_run_page",
+    "run_page",
+    "runs_page",
+    "stats_page",
+    "status_badge",
+]
 
-_QUEUE_KIND = {"queued": "idle", "running": "warn", "waiting_approval": "warn", "done": "ok", "failed": "bad",
-               "cancelled": "bad"}  # fmt: skip
+_QUEUE_KIND = {
+    "queued": "idle",
+    "running": "warn",
+    "waiting_approval": "warn",
+    "done": "ok",
+    "failed": "bad",
+    "cancelled": "bad",
+}
 
 
 QUIET_S = 600.0
@@ -66,10 +84,18 @@ def runs_page(runs: Sequence[RunSummary], now: float | None = None) -> str:
     if not runs:
         return page("Runs", empty("runs", 'chrysalis run "TASK"'), active="/")
     rows = [
-        (link(url("runs", r.run_id), r.run_id), when(r.started_at), r.task or "", r.model or "", status_badge(r),
-         r.events, seconds(r.ended_at - r.started_at), usd(r.cost_usd))
+        (
+            link(url("runs", r.run_id), r.run_id),
+            when(r.started_at),
+            r.task or "",
+            r.model or "",
+            status_badge(r),
+            r.events,
+            seconds(r.ended_at - r.started_at),
+            usd(r.cost_usd),
+        )
         for r in runs
-    ]  # fmt: skip
+    ]
     body = Safe(f'<p class="muted">The {len(runs)} latest run(s), newest first.</p>')
     headers = ("run", "started", "task", "model", "status", "events", "seconds", "USD")
     at = time.time() if now is None else now
@@ -81,9 +107,18 @@ def run_page(run: RunSummary, events: Sequence[dict[str, Any]], now: float | Non
     """One run: what it was asked, how it ended, and its events in order; live while it runs."""
     facts = table(
         ("task", "model", "status", "started", "seconds", "events", "USD"),
-        [(run.task or "", run.model or "", status_badge(run), when(run.started_at),
-          seconds(run.ended_at - run.started_at), run.events, usd(run.cost_usd))],
-    )  # fmt: skip
+        [
+            (
+                run.task or "",
+                run.model or "",
+                status_badge(run),
+                when(run.started_at),
+                seconds(run.ended_at - run.started_at),
+                run.events,
+                usd(run.cost_usd),
+            )
+        ],
+    )
     live = is_live(run, time.time() if now is None else now)
     return page(f"Run {run.run_id}", facts + Safe("<h2>Events</h2>") + events_table(events), active="/", live=live)
 
@@ -158,14 +193,18 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tool_call": _call,
     "approval_request": lambda e: f"{_call(e)} · {'approved' if e.get('approved') else 'refused'}",
     "tool_result": _result,
-    "model_call": lambda e: (f"{e.get('model')} · {e.get('input_tokens')} in / {e.get('output_tokens')} out · "
-                             f"{float(e.get('duration_ms') or 0) / 1000:.1f} s · {_usd(e)}"),
+    "model_call": lambda e: (
+        f"{e.get('model')} · {e.get('input_tokens')} in / {e.get('output_tokens')} out · "
+        f"{float(e.get('duration_ms') or 0) / 1000:.1f} s · {_usd(e)}"
+    ),
     "check": lambda e: f"{e.get('command')}: {'passed' if e.get('passed') else 'failed'}",
-    "final": lambda e: (f"{'succeeded' if e.get('success') else 'failed'} in {e.get('steps')} step(s), {_usd(e)}: "
-                        f"{_cut(str(e.get('output', '')))}"),
+    "final": lambda e: (
+        f"{'succeeded' if e.get('success') else 'failed'} in {e.get('steps')} step(s), {_usd(e)}: "
+        f"{_cut(str(e.get('output', '')))}"
+    ),
     "error": lambda e: f"{e.get('reason')}: {_cut(str(e.get('message', '')))}",
     "plan_node": lambda e: f"[{e.get('op')}] {e.get('status')}: {_cut(str(e.get('task', '')))}",
-}  # fmt: skip
+}
 """A one-line description per event type (docs/events.md); other types show their fields."""
 
 
@@ -181,24 +220,55 @@ def stats_page(profiles: Sequence[ProfileStats], models: Sequence[ModelStats]) -
     runs = sum(p.runs for p in profiles)
     wins = sum(p.successes for p in profiles)
     cost = sum(p.total_cost_usd for p in profiles)
-    cards = Safe('<div class="cards">' + "".join(
-        f'<div class="card"><span class="muted">{esc(label)}</span><b>{esc(value)}</b></div>'
-        for label, value in (("runs", runs), ("succeeded", pct(wins / runs)), ("total USD", usd(cost)))
-    ) + "</div>")  # fmt: skip
+    cards = Safe(
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card"><span class="muted">{esc(label)}</span><b>{esc(value)}</b></div>'
+            for label, value in (("runs", runs), ("succeeded", pct(wins / runs)), ("total USD", usd(cost)))
+        )
+        + "</div>"
+    )
     by_profile = table(
         ("profile", "task type", "model", "runs", "success", "mean s", "total USD", "tokens in / out"),
-        [(p.profile, p.task_type, p.model, p.runs, pct(p.success_rate), seconds(p.mean_duration_ms / 1000),
-          usd(p.total_cost_usd), f"{p.input_tokens:,} / {p.output_tokens:,}") for p in profiles],
+        [
+            (
+                p.profile,
+                p.task_type,
+                p.model,
+                p.runs,
+                pct(p.success_rate),
+                seconds(p.mean_duration_ms / 1000),
+                usd(p.total_cost_usd),
+                f"{p.input_tokens:,} / {p.output_tokens:,}",
+            )
+            for p in profiles
+        ],
         numeric=(3, 4, 5, 6, 7),
-    )  # fmt: skip
+    )
     by_model = table(
         ("task type", "model", "runs", "success", "mean s", "mean USD"),
-        [(m.task_type, m.model, m.runs, pct(m.success_rate), seconds(m.mean_duration_ms / 1000),
-          usd(m.mean_cost_usd)) for m in models],
+        [
+            (
+                m.task_type,
+                m.model,
+                m.runs,
+                pct(m.success_rate),
+                seconds(m.mean_duration_ms / 1000),
+                usd(m.mean_cost_usd),
+            )
+            for m in models
+        ],
         numeric=(2, 3, 4, 5),
-    )  # fmt: skip
-    body = join([cards, Safe("<h2>By profile, task type and model</h2>"), by_profile,
-                 Safe("<h2>By task type and model</h2>"), by_model])  # fmt: skip
+    )
+    body = join(
+        [
+            cards,
+            Safe("<h2>By profile, task type and model</h2>"),
+            by_profile,
+            Safe("<h2>By task type and model</h2>"),
+            by_model,
+        ]
+    )
     return page("Stats", body, active="/stats")
 
 
@@ -213,10 +283,19 @@ def queue_page(runs: Sequence[RunRecord] | None, problem: str | None) -> str:
         counts[record.status] = counts.get(record.status, 0) + 1
     summary = join((badge(f"{status} {n}", _QUEUE_KIND.get(status, "idle")) for status, n in counts.items()), " ")
     rows = [
-        (link(url("queue", r.id), r.id), badge(r.status, _QUEUE_KIND.get(r.status, "idle")), r.urgency, r.task,
-         r.options.get("workspace", ""), when(r.created_at), when(r.updated_at), r.worker or "", r.error or "")
+        (
+            link(url("queue", r.id), r.id),
+            badge(r.status, _QUEUE_KIND.get(r.status, "idle")),
+            r.urgency,
+            r.task,
+            r.options.get("workspace", ""),
+            when(r.created_at),
+            when(r.updated_at),
+            r.worker or "",
+            r.error or "",
+        )
         for r in runs
-    ]  # fmt: skip
+    ]
     headers = ("run", "status", "urgency", "task", "workspace", "submitted", "updated", "worker", "error")
     live = not all(r.finished for r in runs)  # queued, running or waiting for approval: it will still change
     return page("Queue", Safe(f"<p>{summary}</p>") + table(headers, rows), active="/queue", live=live)
@@ -226,9 +305,17 @@ def queued_run_page(record: RunRecord, events: Sequence[dict[str, Any]]) -> str:
     """One durable run: its state, its answer, its events."""
     facts = table(
         ("task", "status", "urgency", "submitted", "updated", "worker"),
-        [(record.task, badge(record.status, _QUEUE_KIND.get(record.status, "idle")), record.urgency,
-          when(record.created_at), when(record.updated_at), record.worker or "")],
-    )  # fmt: skip
+        [
+            (
+                record.task,
+                badge(record.status, _QUEUE_KIND.get(record.status, "idle")),
+                record.urgency,
+                when(record.created_at),
+                when(record.updated_at),
+                record.worker or "",
+            )
+        ],
+    )
     parts: list[object] = [facts]
     if record.error:
         parts.append(Safe(f'<div class="box"><b>Error</b><pre>{esc(record.error)}</pre></div>'))
@@ -250,6 +337,8 @@ def problem_page(message: str) -> str:
 
 def forbidden_page() -> str:
     """The 403 page: a request without the dashboard's token."""
-    body = Safe('<p class="empty">This dashboard needs its token. Open the URL that <code>chrysalis ui</code> '
-                "printed (it ends in <code>?token=…</code>).</p>")  # fmt: skip
+    body = Safe(
+        '<p class="empty">This dashboard needs its token. Open the URL that <code>chrysalis ui</code> '
+        "printed (it ends in <code>?token=…</code>).</p>"
+    )
     return page("Token needed", body)

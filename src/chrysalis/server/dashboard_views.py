@@ -27,8 +27,9 @@ _MOST_DEPTH = 12
 def archive_page(views: Sequence[ArchiveView]) -> str:
     """Every saved archive's newest version: its grid of elites and, on demand, its points."""
     if not views:
-        return page("Archive", empty("archives", "chrysalis compile FILE.py:NAME --train data.jsonl"),
-                    active="/archive")  # fmt: skip
+        return page(
+            "Archive", empty("archives", "chrysalis compile FILE.py:NAME --train data.jsonl"), active="/archive"
+        )
     return page("Archive", join(_archive(view) for view in views), active="/archive")
 
 
@@ -62,17 +63,37 @@ def _archive(view: ArchiveView) -> Safe:
                 f"{p.tokens:.0f} tok · ${p.cost_usd:.2g}</span></td>"
             )
         cells.append("<tr>" + "".join(row) + "</tr>")
-    grid = Safe('<table class="grid"><thead><tr><th>cost · latency</th><th>compact</th><th>verbose</th></tr></thead>'
-                f"<tbody>{''.join(cells)}</tbody></table>")  # fmt: skip
+    grid = Safe(
+        '<table class="grid"><thead><tr><th>cost · latency</th><th>compact</th><th>verbose</th></tr></thead>'
+        f"<tbody>{''.join(cells)}</tbody></table>"
+    )
     points = table(
         ("id", "score", "latency ms", "cost USD", "tokens", "bin", "made by", "parent"),
-        [(p.id, f"{p.phenotype.score:.3f}", f"{p.phenotype.latency_ms:.0f}", f"{p.phenotype.cost_usd:.2g}",
-          f"{p.phenotype.tokens:.0f}", " ".join(limits.bin_of(p.phenotype)), p.operator, p.parent or "")
-         for p in archive.points],
+        [
+            (
+                p.id,
+                f"{p.phenotype.score:.3f}",
+                f"{p.phenotype.latency_ms:.0f}",
+                f"{p.phenotype.cost_usd:.2g}",
+                f"{p.phenotype.tokens:.0f}",
+                " ".join(limits.bin_of(p.phenotype)),
+                p.operator,
+                p.parent or "",
+            )
+            for p in archive.points
+        ],
         numeric=(1, 2, 3, 4),
-    )  # fmt: skip
-    return join([title, facts, grid, Safe(f"<details><summary>all {len(archive.points)} points</summary>"), points,
-                 Safe("</details>")])  # fmt: skip
+    )
+    return join(
+        [
+            title,
+            facts,
+            grid,
+            Safe(f"<details><summary>all {len(archive.points)} points</summary>"),
+            points,
+            Safe("</details>"),
+        ]
+    )
 
 
 def _shade(score: float) -> str:
@@ -89,11 +110,13 @@ def decompositions_page(plans: Sequence[Decomposition], patterns: Sequence[Patte
         parts.append(empty("decomposition runs", 'chrysalis decompose "TASK"'))
     if patterns:
         parts.append(Safe("<h2>Pattern archive</h2>"))
-        parts.append(table(
-            ("task type", "bin", "score", "task", "priority", "steps"),
-            [(p.task_type, p.bin, f"{p.score:.3f}", p.task, p.priority, _steps(p)) for p in patterns],
-            numeric=(2,),
-        ))  # fmt: skip
+        parts.append(
+            table(
+                ("task type", "bin", "score", "task", "priority", "steps"),
+                [(p.task_type, p.bin, f"{p.score:.3f}", p.task, p.priority, _steps(p)) for p in patterns],
+                numeric=(2,),
+            )
+        )
     return page("Decompositions", join(parts), active="/decompositions")
 
 

@@ -117,10 +117,19 @@ class BearerGate:
         if scope["type"] != "http" or self._allowed(scope):
             await self.app(scope, receive, send)
             return
-        body = json.dumps({"error": {"field": "Authorization", "message": "Send `Authorization: Bearer KEY` with "
-                                     "the key in the server's CHRYSALIS_API_KEY."}}).encode()  # fmt: skip
-        headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                   (b"content-length", str(len(body)).encode())]  # fmt: skip
+        body = json.dumps(
+            {
+                "error": {
+                    "field": "Authorization",
+                    "message": "Send `Authorization: Bearer KEY` with the key in the server's CHRYSALIS_API_KEY.",
+                }
+            }
+        ).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"www-authenticate", b"Bearer"),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": 401, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -139,8 +148,7 @@ def _precise_schema(app: FastAPI, *, guarded: bool, max_level: int) -> None:
 
     def schema() -> dict[str, Any]:
         if app.openapi_schema is None:
-            document = get_openapi(title=app.title, version=app.version, description=app.description,
-                                   routes=app.routes)  # fmt: skip
+            document = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
             _rewrite(document, guarded=guarded, max_level=max_level)
             app.openapi_schema = document
         return app.openapi_schema

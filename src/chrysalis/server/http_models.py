@@ -87,8 +87,13 @@ class RunRequest(BaseModel):
 
     def settings_flags(self) -> dict[str, Any]:
         """The fields given, as the flags ``load_settings`` takes (the task and urgency are not settings)."""
-        fields = {"model": self.model, "base_url": self.base_url, "level": self.level, "mode": self.mode,
-                  "workspace": self.workspace}  # fmt: skip
+        fields = {
+            "model": self.model,
+            "base_url": self.base_url,
+            "level": self.level,
+            "mode": self.mode,
+            "workspace": self.workspace,
+        }
         return {key: value for key, value in fields.items() if value is not None}
 
 

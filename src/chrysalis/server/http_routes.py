@@ -51,15 +51,24 @@ _SSE = {
 def add_routes(app: FastAPI, service: RunService) -> None:
     """Add the ``/v1`` routes over ``service`` to ``app``."""
 
-    @app.post("/v1/runs", status_code=202, response_model=RunCreated, tags=["runs"],
-              responses={400: {"model": ErrorBody, "description": "A field is missing or not allowed"}})  # fmt: skip
+    @app.post(
+        "/v1/runs",
+        status_code=202,
+        response_model=RunCreated,
+        tags=["runs"],
+        responses={400: {"model": ErrorBody, "description": "A field is missing or not allowed"}},
+    )
     async def create_run(request: RunRequest) -> RunCreated:
         """Queue a run of ``task`` with the server's settings and the fields given (a level may only be lowered)."""
         record = await asyncio.to_thread(service.submit, request)
         return RunCreated(id=record.id, status="queued")
 
-    @app.get("/v1/runs", response_model=RunList, tags=["runs"],
-             responses={400: {"model": ErrorBody, "description": "A query parameter is not allowed"}})  # fmt: skip
+    @app.get(
+        "/v1/runs",
+        response_model=RunList,
+        tags=["runs"],
+        responses={400: {"model": ErrorBody, "description": "A query parameter is not allowed"}},
+    )
     async def list_runs(
         limit: Annotated[int, Query(ge=1, le=LIST_LIMIT, description="How many runs, newest first")] = 50,
         status: Annotated[RunStatus | None, Query(description="Only the runs in this status")] = None,
@@ -76,8 +85,13 @@ def add_routes(app: FastAPI, service: RunService) -> None:
         409: {"model": ErrorBody, "description": "The run has already finished"}
     }
 
-    @app.delete("/v1/runs/{run_id}", status_code=202, response_model=RunView, tags=["runs"],
-                responses={**_NOT_FOUND, **finished})  # fmt: skip
+    @app.delete(
+        "/v1/runs/{run_id}",
+        status_code=202,
+        response_model=RunView,
+        tags=["runs"],
+        responses={**_NOT_FOUND, **finished},
+    )
     async def cancel_run(run_id: str) -> RunView:
         """Cancel the run: a queued one never starts, a running one stops at its next step."""
         return await asyncio.to_thread(service.cancel, run_id)
@@ -142,8 +156,9 @@ def _models(service: RunService) -> ModelsView:
         auto = list(auto_candidates(settings))
     except ConfigError:
         auto = []
-    return ModelsView.model_validate({"models": [card.to_json() for card in catalog], "auto": auto,
-                                      "default": settings.model})  # fmt: skip
+    return ModelsView.model_validate(
+        {"models": [card.to_json() for card in catalog], "auto": auto, "default": settings.model}
+    )
 
 
 def _stats(service: RunService) -> StatsView:

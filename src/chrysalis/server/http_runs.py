@@ -184,8 +184,13 @@ class RunService:
     def _server_flags(self) -> dict[str, Any]:
         """The server's run settings, written out so any worker runs the request as this server would."""
         s = self.settings
-        flags: dict[str, Any] = {"model": s.model, "mode": s.mode, "level": s.level, "workspace": str(s.workspace),
-                                 "yes": s.yes}  # fmt: skip
+        flags: dict[str, Any] = {
+            "model": s.model,
+            "mode": s.mode,
+            "level": s.level,
+            "workspace": str(s.workspace),
+            "yes": s.yes,
+        }
         if s.base_url:
             flags["base_url"] = s.base_url
         return flags
@@ -202,11 +207,23 @@ def to_view(record: RunRecord) -> RunView:
     result = record.result or {}
     status = "running" if record.status == "waiting_approval" else record.status
     return RunView(
-        id=record.id, status=status,  # type: ignore[arg-type]  # the store's statuses, checked by RunView
-        waiting_approval=record.status == "waiting_approval", task=record.task, urgency=record.urgency,
-        workspace=record.options.get("workspace"), answer=result.get("output"), success=result.get("success"),
-        verified=result.get("verified"), problem=result.get("problem"), steps=result.get("steps"),
-        input_tokens=result.get("input_tokens"), output_tokens=result.get("output_tokens"),
-        cost_usd=result.get("cost_usd"), duration_ms=result.get("duration_ms"), error=record.error,
-        worker=record.worker, created_at=record.created_at, updated_at=record.updated_at,
-    )  # fmt: skip
+        id=record.id,
+        status=status,  # type: ignore[arg-type]  # the store's statuses, checked by RunView
+        waiting_approval=record.status == "waiting_approval",
+        task=record.task,
+        urgency=record.urgency,
+        workspace=record.options.get("workspace"),
+        answer=result.get("output"),
+        success=result.get("success"),
+        verified=result.get("verified"),
+        problem=result.get("problem"),
+        steps=result.get("steps"),
+        input_tokens=result.get("input_tokens"),
+        output_tokens=result.get("output_tokens"),
+        cost_usd=result.get("cost_usd"),
+        duration_ms=result.get("duration_ms"),
+        error=record.error,
+        worker=record.worker,
+        created_at=record.created_at,
+        updated_at=record.updated_at,
+    )

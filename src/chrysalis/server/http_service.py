@@ -44,9 +44,11 @@ def check_exposure(host: str, api_key: str | None) -> None:
     """
     if _loopback(host) or api_key:
         return
-    raise UsageError(f"--host {host} would let other machines run the agent, and {API_KEY_ENV} is not set: set "
-                     f"{API_KEY_ENV} to a long random secret (clients send `Authorization: Bearer KEY`), or keep "
-                     "the default --host 127.0.0.1.")  # fmt: skip
+    raise UsageError(
+        f"--host {host} would let other machines run the agent, and {API_KEY_ENV} is not set: set "
+        f"{API_KEY_ENV} to a long random secret (clients send `Authorization: Bearer KEY`), or keep "
+        "the default --host 127.0.0.1."
+    )
 
 
 def _loopback(host: str) -> bool:
@@ -130,8 +132,10 @@ def _server(app: FastAPI, host: str, port: int, runs: str) -> tuple[uvicorn.Serv
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise UsageError(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc}); choose "
-                         "another --port (0 picks a free one).") from exc  # fmt: skip
+        raise UsageError(
+            f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc}); choose "
+            "another --port (0 picks a free one)."
+        ) from exc
     sock.listen(128)
     bound_host, bound_port = sock.getsockname()[:2]
     url = f"http://[{bound_host}]:{bound_port}" if ":" in bound_host else f"http://{bound_host}:{bound_port}"
@@ -142,8 +146,9 @@ def _server(app: FastAPI, host: str, port: int, runs: str) -> tuple[uvicorn.Serv
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if not self.should_exit:
-                sys.stderr.write(f"chrysalis serve --http: serving on {url} (openapi: {url}/openapi.json; {runs}); "
-                                 "Ctrl-C stops it\n")  # fmt: skip
+                sys.stderr.write(
+                    f"chrysalis serve --http: serving on {url} (openapi: {url}/openapi.json; {runs}); Ctrl-C stops it\n"
+                )
                 sys.stderr.flush()
 
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, access_log=False)

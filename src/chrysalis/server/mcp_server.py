@@ -19,12 +19,12 @@ import sys
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.events import Event
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_OK, ChrysalisError, PolicyDenied
+from chrysalis.events import Event
 from chrysalis.stores import Stores
 from chrysalis.tools.registry import builtin_tools
 
@@ -50,8 +50,15 @@ class McpBridge:
         self.stores = stores
         self.run_id = f"mcp-{uuid.uuid4().hex[:8]}"
         tools = builtin_tools()
-        self.gate = GatedTools.for_run(settings, tools, run_id=self.run_id, checkpoints=stores.checkpoints,
-                                       emit=self._emit, approver=None, guards=RunGuards())  # fmt: skip
+        self.gate = GatedTools.for_run(
+            settings,
+            tools,
+            run_id=self.run_id,
+            checkpoints=stores.checkpoints,
+            emit=self._emit,
+            approver=None,
+            guards=RunGuards(),
+        )
         self.listed = {name: spec for name, spec in self.gate.specs.items() if spec.level <= settings.level}
         """What ``tools/list`` shows: offered by the mode and within the level (the rest would be refused)."""
         self.gate.specs = tools  # a call to an unlisted tool is refused by the policy, which says what would allow it
@@ -67,8 +74,10 @@ class McpBridge:
         tools = [
             Tool(name=s.name, description=s.description, input_schema=s.json_schema()) for s in self.listed.values()
         ]
-        about = (f"Run the Chrysalis agent on TASK in {self.settings.workspace} (level {self.settings.level}, mode "
-                 f"{self.settings.mode}) and return its answer.")  # fmt: skip
+        about = (
+            f"Run the Chrysalis agent on TASK in {self.settings.workspace} (level {self.settings.level}, mode "
+            f"{self.settings.mode}) and return its answer."
+        )
         return [*tools, Tool(name=RUN_TASK, description=about, input_schema=_RUN_TASK_SCHEMA)]
 
     async def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
@@ -136,8 +145,9 @@ async def _serve(settings: Settings) -> None:
     except metadata.PackageNotFoundError:
         version = "0"
     about = "Chrysalis Forge's tools under its security policy, and run_task."
-    server: Server[Any] = Server("chrysalis", version=version, instructions=about, on_list_tools=list_tools,
-                                 on_call_tool=call_tool)  # fmt: skip
+    server: Server[Any] = Server(
+        "chrysalis", version=version, instructions=about, on_list_tools=list_tools, on_call_tool=call_tool
+    )
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())

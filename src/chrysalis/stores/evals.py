@@ -87,10 +87,18 @@ class EvalStore:
                 "INSERT INTO evals (run_id, profile, task_type, model, success, duration_ms, cost_usd,"
                 " input_tokens, output_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    run_id, profile, task_type, model, int(success), float(duration_ms), float(cost_usd),
-                    int(input_tokens), int(output_tokens), time.time(),
+                    run_id,
+                    profile,
+                    task_type,
+                    model,
+                    int(success),
+                    float(duration_ms),
+                    float(cost_usd),
+                    int(input_tokens),
+                    int(output_tokens),
+                    time.time(),
                 ),
-            )  # fmt: skip
+            )
 
     def summary(self, *, task_type: str | None = None, model: str | None = None) -> list[ProfileStats]:
         """One ``ProfileStats`` per (profile, task type, model), sorted by those three.

@@ -141,8 +141,11 @@ def show_term(iri: str) -> str:
         candidates += [name, "kg:" + name]
     if iri == RDF_TYPE:
         candidates.append("rdf:type")
-    candidates += [f"{prefix}:{iri[len(base) :]}" for prefix, base in PREFIXES.items()
-                   if prefix != "kg" and iri.startswith(base) and len(iri) > len(base)]  # fmt: skip
+    candidates += [
+        f"{prefix}:{iri[len(base) :]}"
+        for prefix, base in PREFIXES.items()
+        if prefix != "kg" and iri.startswith(base) and len(iri) > len(base)
+    ]
     candidates.append(iri)
     for text in candidates:
         try:
@@ -188,9 +191,16 @@ class Triple:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict: the full IRIs, the object, whether it is a literal, and the short form."""
-        return {"id": self.id, "scope": self.scope, "subject": self.subject, "predicate": self.predicate,
-                "object": self.object, "literal": self.literal, "created_at": self.created_at,
-                "text": self.show()}  # fmt: skip
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "literal": self.literal,
+            "created_at": self.created_at,
+            "text": self.show(),
+        }
 
 
 def _terms(subject: str, predicate: str, obj: str, literal: bool) -> tuple[str, str, str]:
@@ -258,8 +268,9 @@ class KnowledgeStore:
     def triples(self, scopes: Sequence[str] | None = None, limit: int | None = None) -> list[Triple]:
         """The triples of ``scopes`` (all when None), oldest first."""
         where, params = _in("scope", scopes) if scopes is not None else ("1", [])
-        rows = self._db.read(f"SELECT * FROM triples WHERE {where} ORDER BY id LIMIT ?",
-                             [*params, -1 if limit is None else limit])  # fmt: skip
+        rows = self._db.read(
+            f"SELECT * FROM triples WHERE {where} ORDER BY id LIMIT ?", [*params, -1 if limit is None else limit]
+        )
         return [_triple(row) for row in rows]
 
     def count(self, scopes: Sequence[str] | None = None) -> int:
@@ -305,6 +316,12 @@ def _rows(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
 
 
 def _triple(row: Any) -> Triple:
-    return Triple(id=int(row["id"]), scope=str(row["scope"]), subject=str(row["subject"]),
-                  predicate=str(row["predicate"]), object=str(row["object"]), literal=bool(row["literal"]),
-                  created_at=float(row["created_at"]))  # fmt: skip
+    return Triple(
+        id=int(row["id"]),
+        scope=str(row["scope"]),
+        subject=str(row["subject"]),
+        predicate=str(row["predicate"]),
+        object=str(row["object"]),
+        literal=bool(row["literal"]),
+        created_at=float(row["created_at"]),
+    )

@@ -110,8 +110,14 @@ class Memory:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict (``chrysalis memory ... --json``)."""
-        return {"id": self.id, "scope": self.scope, "text": self.text, "tags": list(self.tags),
-                "created_at": self.created_at, "updated_at": self.updated_at}  # fmt: skip
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "text": self.text,
+            "tags": list(self.tags),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
 
 
 @dataclass(frozen=True)
@@ -205,11 +211,14 @@ class MemoryStore:
             else:
                 memory_id = int(row[0])
                 merged = list(dict.fromkeys([*str(row[1]).split(), *new_tags]))[:MAX_TAGS]
-                conn.execute("UPDATE memories SET tags = ?, updated_at = ? WHERE id = ?",
-                             (" ".join(merged), now, memory_id))  # fmt: skip
+                conn.execute(
+                    "UPDATE memories SET tags = ?, updated_at = ? WHERE id = ?", (" ".join(merged), now, memory_id)
+                )
             if vector is not None:
-                conn.execute("INSERT OR REPLACE INTO memory_vectors (memory_id, space, vector) VALUES (?, ?, ?)",
-                             (memory_id, space, vector))  # fmt: skip
+                conn.execute(
+                    "INSERT OR REPLACE INTO memory_vectors (memory_id, space, vector) VALUES (?, ?, ?)",
+                    (memory_id, space, vector),
+                )
         return Kept(memory_id, note)
 
     def recall(self, query: str, scopes: Sequence[str], k: int = 5) -> Recall:
@@ -399,9 +408,14 @@ def _in(column: str, values: Sequence[str | int]) -> tuple[str, list[str | int]]
 
 
 def _memory(row: Any) -> Memory:
-    return Memory(id=int(row["id"]), scope=str(row["scope"]), text=str(row["text"]),
-                  tags=tuple(str(row["tags"]).split()), created_at=float(row["created_at"]),
-                  updated_at=float(row["updated_at"]))  # fmt: skip
+    return Memory(
+        id=int(row["id"]),
+        scope=str(row["scope"]),
+        text=str(row["text"]),
+        tags=tuple(str(row["tags"]).split()),
+        created_at=float(row["created_at"]),
+        updated_at=float(row["updated_at"]),
+    )
 
 
 def _pack(vector: Sequence[float]) -> bytes:

@@ -45,8 +45,16 @@ class PatternStore:
 
     def offer(self, pattern: Pattern) -> bool:
         """Keep ``pattern`` if its cell is empty or it beats the cell's elite; True when it was kept."""
-        row = (pattern.task_type, pattern.bin, pattern.task, pattern.priority, json.dumps(pattern.steps),
-               json.dumps(pattern.phenotype), pattern.score, time.time())  # fmt: skip
+        row = (
+            pattern.task_type,
+            pattern.bin,
+            pattern.task,
+            pattern.priority,
+            json.dumps(pattern.steps),
+            json.dumps(pattern.phenotype),
+            pattern.score,
+            time.time(),
+        )
         with self._db.write() as conn:
             old = conn.execute(
                 "SELECT score FROM decomposition_patterns WHERE task_type = ? AND bin = ?",

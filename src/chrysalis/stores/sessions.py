@@ -54,10 +54,17 @@ class SessionInfo:
     def to_json(self) -> dict[str, Any]:
         """The fields ``chrysalis sessions --json`` prints (times as ISO 8601 in UTC)."""
         return {
-            "id": self.id, "workspace": self.workspace, "task": self.title, "runs": self.runs, "steps": self.steps,
-            "cost_usd": round(self.cost_usd, 6), "messages": self.messages, "created": _iso(self.created_at),
-            "updated": _iso(self.updated_at), "forked_from": self.forked_from,
-        }  # fmt: skip
+            "id": self.id,
+            "workspace": self.workspace,
+            "task": self.title,
+            "runs": self.runs,
+            "steps": self.steps,
+            "cost_usd": round(self.cost_usd, 6),
+            "messages": self.messages,
+            "created": _iso(self.created_at),
+            "updated": _iso(self.updated_at),
+            "forked_from": self.forked_from,
+        }
 
 
 class SessionStore:
@@ -95,8 +102,9 @@ class SessionStore:
             return rows[0]
         if not rows:
             raise UnknownSession(f"no session {ref!r}")
-        raise UnknownSession(f"{ref!r} matches {len(rows)} sessions ({', '.join(r.id for r in rows[:5])}); "
-                             "give more of the id")  # fmt: skip
+        raise UnknownSession(
+            f"{ref!r} matches {len(rows)} sessions ({', '.join(r.id for r in rows[:5])}); give more of the id"
+        )
 
     def latest(self, workspace: Path | str) -> SessionInfo | None:
         """The session of ``workspace`` used last, or None when it has none."""
@@ -107,8 +115,10 @@ class SessionStore:
         """Sessions, the most recently used first; only ``workspace``'s when given."""
         where, params = ("WHERE s.workspace = ?", [str(workspace)]) if workspace is not None else ("", [])
         tail = " LIMIT ?" if limit is not None else ""
-        return self._select(f"{where} ORDER BY s.updated_at DESC, s.rowid DESC{tail}",
-                            (*params, *([limit] if limit is not None else [])))  # fmt: skip
+        return self._select(
+            f"{where} ORDER BY s.updated_at DESC, s.rowid DESC{tail}",
+            (*params, *([limit] if limit is not None else [])),
+        )
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The session's messages in order, as stored."""
@@ -127,9 +137,11 @@ class SessionStore:
             conn.execute("DELETE FROM session_messages WHERE session_id = ? AND seq >= ?", (session_id, start))
             conn.executemany(
                 "INSERT INTO session_messages (session_id, seq, data) VALUES (?, ?, ?)",
-                [(session_id, seq, json.dumps(redactor.value(message), ensure_ascii=False, default=str))
-                 for seq, message in enumerate(messages[start:], start)],
-            )  # fmt: skip
+                [
+                    (session_id, seq, json.dumps(redactor.value(message), ensure_ascii=False, default=str))
+                    for seq, message in enumerate(messages[start:], start)
+                ],
+            )
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
         return len(messages)
 
@@ -175,10 +187,18 @@ def new_id() -> str:
 
 def _info(r: Any) -> SessionInfo:
     """A ``sessions`` row (with its message count) as a ``SessionInfo``."""
-    return SessionInfo(id=str(r["id"]), workspace=str(r["workspace"]), title=str(r["title"]),
-                       created_at=float(r["created_at"]), updated_at=float(r["updated_at"]), runs=int(r["runs"]),
-                       steps=int(r["steps"]), cost_usd=float(r["cost_usd"]), messages=int(r["messages"]),
-                       forked_from=r["forked_from"])  # fmt: skip
+    return SessionInfo(
+        id=str(r["id"]),
+        workspace=str(r["workspace"]),
+        title=str(r["title"]),
+        created_at=float(r["created_at"]),
+        updated_at=float(r["updated_at"]),
+        runs=int(r["runs"]),
+        steps=int(r["steps"]),
+        cost_usd=float(r["cost_usd"]),
+        messages=int(r["messages"]),
+        forked_from=r["forked_from"],
+    )
 
 
 def _title(task: str) -> str:

@@ -219,8 +219,9 @@ class ShadowRepo:
         count, size = 0, 0
         tops: Counter[str] = Counter()
         try:
-            proc = subprocess.Popen(argv, cwd=self.workspace, env=self._env(), stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL)  # fmt: skip
+            proc = subprocess.Popen(
+                argv, cwd=self.workspace, env=self._env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
         except OSError as exc:
             raise _git_missing(exc) from exc
         assert proc.stdout is not None
@@ -270,8 +271,9 @@ class ShadowRepo:
     ) -> subprocess.CompletedProcess[bytes]:
         """Run git; an exit code other than 0 and ``ok`` is a ``SnapshotUnavailable`` with git's message."""
         try:
-            done = subprocess.run(argv, cwd=cwd, env=self._env(), input=stdin, capture_output=True,
-                                  timeout=GIT_TIMEOUT, check=False)  # fmt: skip
+            done = subprocess.run(
+                argv, cwd=cwd, env=self._env(), input=stdin, capture_output=True, timeout=GIT_TIMEOUT, check=False
+            )
         except OSError as exc:
             raise _git_missing(exc) from exc
         except subprocess.TimeoutExpired:

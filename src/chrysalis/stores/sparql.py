@@ -52,8 +52,12 @@ __all__ = [
 
 MAX_QUERY_CHARS = 10_000
 Form = Literal["select", "ask", "construct", "describe"]
-_FORMS: dict[str, Form] = {"SelectQuery": "select", "AskQuery": "ask", "ConstructQuery": "construct",
-                           "DescribeQuery": "describe"}  # fmt: skip
+_FORMS: dict[str, Form] = {
+    "SelectQuery": "select",
+    "AskQuery": "ask",
+    "ConstructQuery": "construct",
+    "DescribeQuery": "describe",
+}
 _XSD = PREFIXES["xsd"]
 _BARE_TYPES = frozenset(_XSD + t for t in ("integer", "decimal", "double", "boolean"))
 """Literals shown without quotes, as Turtle writes them."""
@@ -145,8 +149,9 @@ class QueryResult:
         """SPARQL 1.1 JSON results for SELECT and ASK; ``{"form", "triples"}`` for a graph; plus ``truncated``."""
         if self.form == "ask":
             return {"head": {}, "boolean": bool(self.answer)}
-        rows = [{var: v.to_json() for var, v in zip(self.variables, row, strict=True) if v is not None}
-                for row in self.rows]  # fmt: skip
+        rows = [
+            {var: v.to_json() for var, v in zip(self.variables, row, strict=True) if v is not None} for row in self.rows
+        ]
         if self.form == "select":
             return {"head": {"vars": list(self.variables)}, "results": {"bindings": rows}, "truncated": self.truncated}
         return {"form": self.form, "triples": rows, "truncated": self.truncated}
@@ -315,5 +320,7 @@ def _syntax_message(exc: ParseException) -> str:
     """The parser's complaint, where it is (line and column), and the line with a caret under the spot."""
     line = exc.line.rstrip()
     caret = " " * (exc.col - 1) + "^"
-    return (f"The SPARQL query does not parse: {exc.msg}, found {exc.found} at line {exc.lineno}, "
-            f"column {exc.col}:\n    {line}\n    {caret}")  # fmt: skip
+    return (
+        f"The SPARQL query does not parse: {exc.msg}, found {exc.found} at line {exc.lineno}, "
+        f"column {exc.col}:\n    {line}\n    {caret}"
+    )

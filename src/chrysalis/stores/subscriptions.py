@@ -47,8 +47,13 @@ class Subscription:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict: id, kind, target, label and when it was made."""
-        return {"id": self.id, "kind": self.kind, "target": self.target, "label": self.label,
-                "created_at": self.created_at}  # fmt: skip
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "target": self.target,
+            "label": self.label,
+            "created_at": self.created_at,
+        }
 
 
 class SubscriptionStore:
@@ -83,8 +88,9 @@ class SubscriptionStore:
             if row is not None:
                 chosen = int(row[0])
             else:
-                used = {int(r[0]) for r in conn.execute("SELECT id FROM subscriptions WHERE session_id = ?",
-                                                        (session_id,))}  # fmt: skip
+                used = {
+                    int(r[0]) for r in conn.execute("SELECT id FROM subscriptions WHERE session_id = ?", (session_id,))
+                }
                 free = prefer_id is not None and prefer_id > 0 and prefer_id not in used
                 chosen = prefer_id if free and prefer_id is not None else max(used, default=0) + 1
                 conn.execute(
@@ -109,15 +115,19 @@ class SubscriptionStore:
         found = self.get(session_id, subscription_id)
         if found is not None:
             with self._db.write() as conn:
-                conn.execute("UPDATE subscriptions SET removed_at = ? WHERE session_id = ? AND id = ?",
-                             (time.time(), session_id, subscription_id))  # fmt: skip
+                conn.execute(
+                    "UPDATE subscriptions SET removed_at = ? WHERE session_id = ? AND id = ?",
+                    (time.time(), session_id, subscription_id),
+                )
         return found
 
     def mark_seen(self, session_id: str, subscription_id: int, seen: Mapping[str, str]) -> None:
         """Record what a task was shown of the subscription: source -> digest."""
         with self._db.write() as conn:
-            conn.execute("UPDATE subscriptions SET seen = ? WHERE session_id = ? AND id = ?",
-                         (json.dumps(dict(seen), sort_keys=True), session_id, subscription_id))  # fmt: skip
+            conn.execute(
+                "UPDATE subscriptions SET seen = ? WHERE session_id = ? AND id = ?",
+                (json.dumps(dict(seen), sort_keys=True), session_id, subscription_id),
+            )
 
     def copy(self, source: str, dest: str) -> int:
         """Give session ``dest`` (a new fork) the subscriptions of ``source``, same ids; returns how many are active."""
@@ -140,5 +150,6 @@ class SubscriptionStore:
 
 def _subscription(row: Any) -> Subscription:
     seen = json.loads(row["seen"]) if row["seen"] is not None else None
-    return Subscription(id=int(row["id"]), kind=row["kind"], target=str(row["target"]),
-                        created_at=float(row["created_at"]), seen=seen)  # fmt: skip
+    return Subscription(
+        id=int(row["id"]), kind=row["kind"], target=str(row["target"]), created_at=float(row["created_at"]), seen=seen
+    )

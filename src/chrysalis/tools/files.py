@@ -203,8 +203,10 @@ def _ambiguous_message(text: str, old_text: str, shown: str, count: int) -> str:
         if above is not None and text.count(above + old_text) == 1:
             label = f"the one in {where}" if where else f"the one at line {start}"
             examples.append(f"For {label}, old_text:\n{above}{old_text}")
-    message = (f"old_text occurs {count} times in {shown}: {', '.join(places)}; it must occur exactly once. "
-               "Include the line above it in old_text (and the same line at the start of new_text).")  # fmt: skip
+    message = (
+        f"old_text occurs {count} times in {shown}: {', '.join(places)}; it must occur exactly once. "
+        "Include the line above it in old_text (and the same line at the start of new_text)."
+    )
     return "\n".join([message, *examples])
 
 
@@ -214,8 +216,12 @@ def _enclosing_function(text: str, line: int) -> str | None:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    holders = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-               and node.lineno <= line <= (node.end_lineno or node.lineno)]  # fmt: skip
+    holders = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
     return max(holders, key=lambda node: node.lineno).name if holders else None
 
 

@@ -52,8 +52,14 @@ def _blanked_drivers(workspace: Path) -> list[str]:
     """``-c KEY=`` for each command-running key the repository's own config sets (an empty value turns it off)."""
     done = subprocess.run(
         ["git", "config", "--show-scope", "--get-regexp", _RUNS_CODE],
-        cwd=workspace, env=_env(), capture_output=True, text=True, errors="replace", timeout=GIT_TIMEOUT, check=False,
-    )  # fmt: skip
+        cwd=workspace,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=GIT_TIMEOUT,
+        check=False,
+    )
     blanked: list[str] = []
     for line in done.stdout.splitlines():
         scope, _, entry = line.partition("\t")

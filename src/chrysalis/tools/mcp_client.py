@@ -112,9 +112,17 @@ class McpServer:
             return await self.call(_tool, args.model_dump())
 
         description = tool.description or f"The {tool.name!r} tool of the MCP server {self.config.name!r}."
-        return McpToolSpec(name=tool_name(self.config.name, tool.name), description=description, args=McpArgs,
-                           effect=LEVEL_EFFECTS[level], level=level, run=run, arun=arun,
-                           input_schema=tool.input_schema or {"type": "object"}, server=self.config.name)  # fmt: skip
+        return McpToolSpec(
+            name=tool_name(self.config.name, tool.name),
+            description=description,
+            args=McpArgs,
+            effect=LEVEL_EFFECTS[level],
+            level=level,
+            run=run,
+            arun=arun,
+            input_schema=tool.input_schema or {"type": "object"},
+            server=self.config.name,
+        )
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
         """Call ``tool``: its text content joined, or a failure when the server says ``isError`` or is gone."""
@@ -165,8 +173,9 @@ class McpServer:
             raise _NotFound(f"its command {c.command!r} was not found (on PATH or as a file)")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log = stack.enter_context((self.log_dir / f"mcp-{c.name}.log").open("a", encoding="utf-8"))
-        params = StdioServerParameters(command=c.command, args=list(c.args), env=dict(c.env) or None,
-                                       cwd=self.workspace)  # fmt: skip
+        params = StdioServerParameters(
+            command=c.command, args=list(c.args), env=dict(c.env) or None, cwd=self.workspace
+        )
         return stdio_client(params, errlog=log)
 
     def _fail(self, reason: str) -> None:
@@ -198,8 +207,11 @@ class McpServers:
         failed = [s for s in self.servers if s.error is not None]
         if failed and not tolerant:
             await self.stop()
-            said = [f"MCP server {s.config.name!r} ({s.config.source}) could not be started: "
-                    f"{s.state.removeprefix('failed: ')}" for s in failed]  # fmt: skip
+            said = [
+                f"MCP server {s.config.name!r} ({s.config.source}) could not be started: "
+                f"{s.state.removeprefix('failed: ')}"
+                for s in failed
+            ]
             raise UsageError("; ".join(said) + ". Fix or remove it in that file, or see `chrysalis mcp list`.")
 
     async def stop(self) -> None:

@@ -168,8 +168,10 @@ def parse_servers(servers: Mapping[str, Any], source: str) -> list[McpServerConf
 def _server(name: str, entry: Any, source: str) -> McpServerConfig:
     where = f"{source}: mcpServers.{name}"
     if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
-        raise UsageError(f"{where}: a server name may use only letters, digits, '-' and single '_' "
-                         "(its tools are named mcp__NAME__TOOL). Rename it.")  # fmt: skip
+        raise UsageError(
+            f"{where}: a server name may use only letters, digits, '-' and single '_' "
+            "(its tools are named mcp__NAME__TOOL). Rename it."
+        )
     if not isinstance(entry, dict):
         raise UsageError(f"{where} must be an object. {_FORMAT}")
     _refuse_misspelt_keys(entry, where)
@@ -189,7 +191,9 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise UsageError(f"{where}.timeout must be a positive number of seconds, not {timeout!r}.")
     return McpServerConfig(
-        name=name, source=source, command=_expand(command) if command else None,
+        name=name,
+        source=source,
+        command=_expand(command) if command else None,
         args=tuple(_expand(a) for a in _str_list(entry, "args", where)),
         env={k: _expand(v) for k, v in _str_map(entry, "env", where).items()},
         url=_expand(url) if url else None,
@@ -197,7 +201,7 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
         level=_level(entry.get("level", DEFAULT_LEVEL), f"{where}.level"),
         tool_levels={t: _level(v.get("level", DEFAULT_LEVEL), f"{where}.tools.{t}.level") for t, v in tools.items()},
         timeout=float(timeout),
-    )  # fmt: skip
+    )
 
 
 def _refuse_misspelt_keys(entry: Mapping[str, Any], where: str) -> None:

@@ -28,9 +28,16 @@ from chrysalis.tools.base import Effect, ToolSpec
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
-    "LEVEL_NAMES", "Decision", "Policy", "Reason", "SandboxMode", "is_doc_path", "is_test_path", "mode_allows",
+    "LEVEL_NAMES",
+    "Decision",
+    "Policy",
+    "Reason",
+    "SandboxMode",
+    "is_doc_path",
+    "is_test_path",
+    "mode_allows",
     "mode_narrows",
-]  # fmt: skip
+]
 
 
 _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
@@ -41,8 +48,16 @@ _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
 }
 _DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
 _TEST_PATTERNS = (
-    "test_*.py", "*_test.py", "tests/*", "test/*", "conftest.py", "*.test.*", "*.spec.*", "pytest.ini", "tox.ini",
-)  # fmt: skip
+    "test_*.py",
+    "*_test.py",
+    "tests/*",
+    "test/*",
+    "conftest.py",
+    "*.test.*",
+    "*.spec.*",
+    "pytest.ini",
+    "tox.ini",
+)
 
 
 Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "judge", "allowed"]
@@ -89,8 +104,13 @@ class Policy:
     def from_settings(cls, settings: Settings) -> Policy:
         """The policy of a run with ``settings``."""
         rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in settings.permissions)
-        return cls(level=settings.level, mode=settings.mode, auto_approve=settings.yes,
-                   protect_tests=settings.protect_tests, rules=rules)  # fmt: skip
+        return cls(
+            level=settings.level,
+            mode=settings.mode,
+            auto_approve=settings.yes,
+            protect_tests=settings.protect_tests,
+            rules=rules,
+        )
 
     def offers(self, tool: ToolSpec) -> bool:
         """Whether to show ``tool`` to the model: the mode can allow it at some level, and no rule denies it whole.
@@ -114,27 +134,37 @@ class Policy:
                 "deny",
                 f"{tool.name!r} needs security level {tool.level} ({LEVEL_NAMES[tool.level]}); this run has level "
                 f"{self.level} ({LEVEL_NAMES[self.level]}). Rerun with --level {tool.level} to allow it.",
-                by="level", allow_with=f"--level {tool.level}",
-            )  # fmt: skip
+                by="level",
+                allow_with=f"--level {tool.level}",
+            )
         mode_denial = _mode_denial(tool, args, self.mode)
         if mode_denial:
             return Decision("deny", mode_denial[0], by="mode", allow_with=mode_denial[1])
         matching = [rule for rule in self.rules if rule.matches(tool, args)]
         denied = next((r for r in matching if r.action == "deny"), None)
         if denied:
-            return Decision("deny", f"the rule deny {denied} ({denied.source}) forbids this call.", by="rule",
-                            rule=denied)  # fmt: skip
+            return Decision(
+                "deny", f"the rule deny {denied} ({denied.source}) forbids this call.", by="rule", rule=denied
+            )
         test_denial = _test_denial(tool, args, self.protect_tests)
         if test_denial:
             return Decision("deny", test_denial, by="protected_test")
         asked = next((r for r in matching if r.action == "ask"), None)
         if asked:
-            return Decision("ask", f"the rule ask {asked} ({asked.source}) wants your approval for {tool.name!r}.",
-                            by="rule", rule=asked)  # fmt: skip
+            return Decision(
+                "ask",
+                f"the rule ask {asked} ({asked.source}) wants your approval for {tool.name!r}.",
+                by="rule",
+                rule=asked,
+            )
         allowed = next((r for r in matching if r.action == "allow"), None)
         if self._needs_confirmation(tool) and not self.auto_approve and allowed is None:
-            return Decision("ask", f"{tool.name!r} changes the workspace ({tool.effect}); it needs your approval.",
-                            by="confirmation", allow_with="--yes")  # fmt: skip
+            return Decision(
+                "ask",
+                f"{tool.name!r} changes the workspace ({tool.effect}); it needs your approval.",
+                by="confirmation",
+                allow_with="--yes",
+            )
         return Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
 
     def _needs_confirmation(self, tool: ToolSpec) -> bool:

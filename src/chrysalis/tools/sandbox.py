@@ -71,11 +71,33 @@ BACKENDS: tuple[BackendName, ...] = ("system-bwrap", "bundled-bwrap", "landlock"
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = (
-    "passwd", "group", "hosts", "nsswitch.conf", "host.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
-    "alternatives", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies", "localtime",
-    "timezone", "protocols", "services", "mime.types", "os-release", "debian_version", "gitconfig", "inputrc",
-    "terminfo", "bash.bashrc", "profile",
-)  # fmt: skip
+    "passwd",
+    "group",
+    "hosts",
+    "nsswitch.conf",
+    "host.conf",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "crypto-policies",
+    "localtime",
+    "timezone",
+    "protocols",
+    "services",
+    "mime.types",
+    "os-release",
+    "debian_version",
+    "gitconfig",
+    "inputrc",
+    "terminfo",
+    "bash.bashrc",
+    "profile",
+)
 LANDLOCK_PROC = tuple(f"/proc/{name}" for name in ("cpuinfo", "meminfo", "stat", "uptime", "loadavg", "version"))
 """All of /proc a command may read under Landlock, which does not stop reading another process's environ."""
 PROTECTED = (".git", ".chrysalis")
@@ -350,8 +372,15 @@ def probe(kind: BackendName) -> Backend:
         scratch = Path(tmp) if kind == "landlock" else None
         argv = limits_prefix(spec.options.limits, None) + _argv(kind, spec, "exit 0", scratch)
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False,
-                                  env=_environment(kind, spec, scratch), cwd=spec.workspace)  # fmt: skip
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+                env=_environment(kind, spec, scratch),
+                cwd=spec.workspace,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Backend(kind, binary, version, problem=f"could not run: {exc}")
     if done.returncode != 0:
@@ -374,8 +403,9 @@ def select_backend(options: SandboxOptions) -> Backend:
     if options.unsafe_no_sandbox:
         return Backend("none")
     reasons = "; ".join(f"{b.kind}: {b.problem}" for b in tried)
-    raise SandboxUnavailable(f"Commands run in a sandbox, and none works on this machine ({reasons}). To fix it, "
-                             f"{UNAVAILABLE_FIX}.")  # fmt: skip
+    raise SandboxUnavailable(
+        f"Commands run in a sandbox, and none works on this machine ({reasons}). To fix it, {UNAVAILABLE_FIX}."
+    )
 
 
 def confine(spec: SandboxSpec, command: str) -> Confinement:
@@ -411,14 +441,26 @@ def describe(options: SandboxOptions, workspace: Path) -> dict[str, Any]:
     links, paths = system_paths()
     limits = options.limits
     return {
-        "active": active.kind, "path": active.path, "version": active.version, "commands_refused": refused,
+        "active": active.kind,
+        "path": active.path,
+        "version": active.version,
+        "commands_refused": refused,
         "problem": active.problem,
-        "backends": [{"kind": b.kind, "path": b.path, "version": b.version, "works": b.works, "problem": b.problem}
-                     for b in tried],
+        "backends": [
+            {"kind": b.kind, "path": b.path, "version": b.version, "works": b.works, "problem": b.problem}
+            for b in tried
+        ],
         "read_only": [*paths, *(p for _t, p in links), *(str(d) for d in python_dirs(workspace))],
-        "workspace": str(workspace), "protected": list(PROTECTED), "network": options.network,
-        "private_tmp": active.kind != "none", "pid_namespace": active.kind in ("system-bwrap", "bundled-bwrap"),
-        "limits": {"memory_bytes": limits.memory_bytes, "processes": limits.processes,
-                   "file_bytes": limits.file_bytes, "output_bytes": limits.output_bytes,
-                   "pids_cgroup": PidsCgroup.available()},
-    }  # fmt: skip
+        "workspace": str(workspace),
+        "protected": list(PROTECTED),
+        "network": options.network,
+        "private_tmp": active.kind != "none",
+        "pid_namespace": active.kind in ("system-bwrap", "bundled-bwrap"),
+        "limits": {
+            "memory_bytes": limits.memory_bytes,
+            "processes": limits.processes,
+            "file_bytes": limits.file_bytes,
+            "output_bytes": limits.output_bytes,
+            "pids_cgroup": PidsCgroup.available(),
+        },
+    }

@@ -19,12 +19,32 @@ __all__ = ["ALLOWED_NAMES", "ALLOWED_PREFIXES", "command_env", "looks_secret"]
 
 ALLOWED_NAMES = frozenset(
     {
-        "LANG", "LANGUAGE", "TERM", "COLORTERM", "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "COLUMNS", "LINES",
-        "USER", "LOGNAME", "CI", "SOURCE_DATE_EPOCH",
-        "PYTHONPATH", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
-        "PYTHONUNBUFFERED", "PYTHONWARNINGS", "PYTHONFAULTHANDLER", "PYTHONDEVMODE", "PYTHONSAFEPATH",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "COLORTERM",
+        "TZ",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "COLUMNS",
+        "LINES",
+        "USER",
+        "LOGNAME",
+        "CI",
+        "SOURCE_DATE_EPOCH",
+        "PYTHONPATH",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "PYTHONHASHSEED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "PYTHONWARNINGS",
+        "PYTHONFAULTHANDLER",
+        "PYTHONDEVMODE",
+        "PYTHONSAFEPATH",
     }
-)  # fmt: skip
+)
 """Variables passed through as they are (``PATH``, ``HOME``, ``TMPDIR`` and ``VIRTUAL_ENV`` are set by the sandbox)."""
 ALLOWED_PREFIXES = ("LC_",)
 """Variables passed through by prefix: the locale categories."""

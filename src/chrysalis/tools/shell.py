@@ -96,8 +96,15 @@ def _run(
     ``running`` (the run's commands) may kill the group from another thread: the output then ends,
     and the result says the command was stopped.
     """
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     assert proc.stdout is not None
     running.started(proc.pid)
     try:
@@ -167,8 +174,9 @@ def run_command(command: str, ctx: ToolContext, timeout: float | None = None) ->
     except SandboxUnavailable as exc:
         raise ToolError(str(exc)) from None
     try:
-        code, output, stop = _run(confined.argv, workspace, confined.env, limit, options.limits.output_bytes,
-                                  ctx.commands)  # fmt: skip
+        code, output, stop = _run(
+            confined.argv, workspace, confined.env, limit, options.limits.output_bytes, ctx.commands
+        )
     except FileNotFoundError as exc:
         raise ToolError(f"Cannot start the command: {exc.strerror}: {exc.filename}") from None
     finally:

@@ -29,8 +29,13 @@ from typing import Any, Literal
 __all__ = ["LEVELS", "Vote", "VoteError", "VotingConfig", "vote", "vote_async"]
 
 Rule = Literal["ahead", "first"]
-LEVELS: dict[str, tuple[int, int]] = {"none": (1, 1), "low": (2, 2), "medium": (3, 2), "high": (5, 3),
-                                      "critical": (7, 4)}  # fmt: skip
+LEVELS: dict[str, tuple[int, int]] = {
+    "none": (1, 1),
+    "low": (2, 2),
+    "medium": (3, 2),
+    "high": (5, 3),
+    "critical": (7, 4),
+}
 """Seed 001's voting thresholds: (voters drawn at once, k)."""
 
 
@@ -160,8 +165,13 @@ class _Tally:
                 self.last_error
             )
         key = max(self.counts, key=lambda k: (self.counts[k], -list(self.first).index(k)))
-        return Vote(winner=self.first[key], counts=dict(self.counts), samples=self.drawn, flagged=dict(self.flagged),
-                    consensus=consensus)  # fmt: skip
+        return Vote(
+            winner=self.first[key],
+            counts=dict(self.counts),
+            samples=self.drawn,
+            flagged=dict(self.flagged),
+            consensus=consensus,
+        )
 
 
 _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="chrysalis-vote")

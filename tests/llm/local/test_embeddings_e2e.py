@@ -28,8 +28,10 @@ def test_the_embedded_model_puts_a_related_sentence_nearer_than_an_unrelated_one
         unload_embedders()
     near, far, apart = cosine(query, related), cosine(query, unrelated), cosine(related, unrelated)
     # Shown with `pytest -s`: how far apart the model puts them, against the store's threshold for a match.
-    print(f"\ncosine: query~related {near:.3f}, query~unrelated {far:.3f}, related~unrelated {apart:.3f} "
-          f"(a match by meaning needs {MIN_SIMILARITY})")  # fmt: skip
+    print(
+        f"\ncosine: query~related {near:.3f}, query~unrelated {far:.3f}, related~unrelated {apart:.3f} "
+        f"(a match by meaning needs {MIN_SIMILARITY})"
+    )
     assert embedder.name == "local:qwen2.5-coder-0.5b-896"
     assert all(len(v) == 896 and math.isclose(math.sqrt(sum(x * x for x in v)), 1.0) for v in (query, related))
     assert near > far and near > apart

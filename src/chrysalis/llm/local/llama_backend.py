@@ -184,14 +184,20 @@ class LlamaCppBackend:
             cached = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), prompt)
             try:
                 if not self._prefill(job, prompt):
-                    return Completion(text="", input_tokens=len(prompt), output_tokens=0, finish_reason="cancelled",
-                                      cached_tokens=cached)  # fmt: skip
+                    return Completion(
+                        text="",
+                        input_tokens=len(prompt),
+                        output_tokens=0,
+                        finish_reason="cancelled",
+                        cached_tokens=cached,
+                    )
                 text, finish = self._generate(job, prompt, stop)
                 output_tokens = len(self._loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
             except Exception as exc:
                 raise ModelError(f"local:{self._name} failed while generating: {exc}") from exc
-        return Completion(text=text, input_tokens=len(prompt), output_tokens=output_tokens, finish_reason=finish,
-                          cached_tokens=cached)  # fmt: skip
+        return Completion(
+            text=text, input_tokens=len(prompt), output_tokens=output_tokens, finish_reason=finish, cached_tokens=cached
+        )
 
     def _prefill(self, job: _Job, prompt: list[int]) -> bool:
         """Evaluate the prompt's uncached tokens one batch at a time; ``False`` if cancelled between batches.

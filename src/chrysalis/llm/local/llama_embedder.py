@@ -165,9 +165,16 @@ def _shared(info: LocalModelInfo, home: Path, n_threads: int | None) -> _Loaded:
 def _load_llama(llama_cpp: Any, path: Path, info: LocalModelInfo, n_threads: int) -> _Loaded:
     """A quiet embedding context whose batch holds a whole text (mean pooling is per batch)."""
     try:
-        llama = llama_cpp.Llama(model_path=str(path), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
-                                n_ctx=N_CTX, n_batch=N_CTX, n_ubatch=N_CTX, n_threads=n_threads,
-                                verbose=False)  # fmt: skip
+        llama = llama_cpp.Llama(
+            model_path=str(path),
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+            n_ctx=N_CTX,
+            n_batch=N_CTX,
+            n_ubatch=N_CTX,
+            n_threads=n_threads,
+            verbose=False,
+        )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(f"llama.cpp could not load {path} for embeddings: {exc}.") from exc
     try:
