@@ -47,7 +47,7 @@ def conversation(needle: str, tokens: int) -> list[Any]:
     """Turn 1 states ``needle``; then file-reading turns until the history is about ``tokens`` tokens."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-    from chrysalis.agent.compaction import estimate_tokens
+    from chrysalis.capabilities.compaction.summary import estimate_tokens
 
     messages: list[Any] = [
         ModelRequest(parts=[UserPromptPart(f"Remember this for later: {needle}")]),
@@ -71,8 +71,8 @@ async def trial(
     model: Any, model_name: str, workspace: Path, needle: str, found: tuple[str, ...], compact_at: float
 ) -> dict[str, Any]:
     """One question after a long history, with compaction allowed (0.7) or not (0.95)."""
-    from chrysalis.agent.compaction import context_window, estimate_tokens
     from chrysalis.agent.session import AgentSession
+    from chrysalis.capabilities.compaction.summary import context_window, estimate_tokens
     from chrysalis.config import load_settings
     from chrysalis.events import Compacted, Event
 

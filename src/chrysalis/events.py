@@ -69,7 +69,7 @@ class Start(_Base):
     priority: str = "best"
     """The ``--priority`` as given (a keyword or a sentence)."""
     priority_plan: dict[str, Any] | None = None
-    """What the priority chose (``chrysalis.agent.priority.PriorityPlan``): voting level, decomposition
+    """What the priority chose (``chrysalis.evolve.priority.PriorityPlan``): voting level, decomposition
     limits, cost weight for ``auto``, check retries, reasoning, prompt guidance, and the reason."""
     parent_run_id: str | None = None
     """For a sub-agent (``spawn_agent``): the run that started it; its events carry its own ``run_id``."""

@@ -18,8 +18,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.compaction import SUMMARY_INSTRUCTIONS, cut_results, transcript, turns
 from chrysalis.agent.session import AgentSession
+from chrysalis.capabilities.compaction.summary import SUMMARY_INSTRUCTIONS, cut_results, transcript, turns
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.events import Compacted, Event
@@ -127,7 +127,7 @@ def test_compact_at_is_checked(workspace: Path) -> None:
 
 
 def test_the_users_words_are_kept_beside_the_summary_through_later_compactions() -> None:
-    from chrysalis.agent.compaction import USER_WORDS, compact
+    from chrysalis.capabilities.compaction.summary import USER_WORDS, compact
 
     def turn(text: str) -> list[ModelMessage]:
         return [ModelRequest(parts=[UserPromptPart(text)]), ModelResponse(parts=[TextPart("ok")])]

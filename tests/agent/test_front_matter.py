@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chrysalis.agent.front_matter import FrontMatterError, split_front_matter
+from chrysalis.capabilities.skills.front_matter import FrontMatterError, split_front_matter
 
 FULL = """---
 name: pdf-forms

@@ -14,8 +14,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.kg_tools import kg_tools
 from chrysalis.agent.session import AgentSession
+from chrysalis.capabilities.knowledge.tools import kg_tools
 from chrysalis.config import load_settings
 from chrysalis.events import ApprovalRequest, Event, ToolResultEvent
 from chrysalis.stores import Stores
@@ -230,7 +230,7 @@ def test_a_run_imports_rdflib_only_when_a_query_needs_it(tmp_path: Path) -> None
     code = (
         "import sys, tempfile, pathlib\n"
         "from chrysalis.agent.session import AgentSession\n"
-        "from chrysalis.agent.kg_tools import kg_tools\n"
+        "from chrysalis.capabilities.knowledge.tools import kg_tools\n"
         "from chrysalis.stores import Stores\n"
         "from chrysalis.tools.base import ToolContext\n"
         "home = pathlib.Path(tempfile.mkdtemp())\n"

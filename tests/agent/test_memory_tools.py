@@ -11,8 +11,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.memory_tools import PROMPT_HEADING, memory_prompt, memory_tools, open_memory
 from chrysalis.agent.session import AgentSession
+from chrysalis.capabilities.memory.tools import PROMPT_HEADING, memory_prompt, memory_tools, open_memory
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.events import ApprovalRequest, Event, ToolResultEvent

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest
 
-from chrysalis.agent.priority import KEYWORD_PLANS, DecompositionLimits, plan_for
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.events import Check, Event, Start
+from chrysalis.evolve.priority import KEYWORD_PLANS, DecompositionLimits, plan_for
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from chrysalis.voting import VotingConfig
 from tests.helpers import Script, final, tool

@@ -129,8 +129,8 @@ def test_a_priority_changed_between_runs_changes_the_next_choice(workspace: Path
     with ScriptedOpenAIServer(TwoModels()) as server:
         agent = session(workspace, server, chrysalis_home, [], priority="cheap")
         try:
-            assert asyncio.run(agent._plan("fix")).refiner is None
+            assert asyncio.run(agent.models.choose(agent.settings, "fix")).refiner is None
             agent.settings = dataclasses.replace(agent.settings, priority="best")
-            assert asyncio.run(agent._plan("fix")).refiner == "big"
+            assert asyncio.run(agent.models.choose(agent.settings, "fix")).refiner == "big"
         finally:
             agent.close()

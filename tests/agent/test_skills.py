@@ -13,8 +13,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.prompts import build_system_prompt
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.skill_lint import lint_skill
-from chrysalis.agent.skills import SkillSet, discover_skills, read_skill, skill_tool
+from chrysalis.capabilities.skills.discovery import SkillSet, discover_skills, read_skill, skill_tool
+from chrysalis.capabilities.skills.lint import lint_skill
 from chrysalis.config import load_settings
 from chrysalis.tools.base import ToolContext
 
@@ -225,7 +225,7 @@ def test_read_skill_and_lint_agree_on_what_is_fatal(tmp_path: Path) -> None:
 def test_the_prompt_lists_names_and_descriptions_but_no_body(workspace: Path, chrysalis_home: Path) -> None:
     pdf_skill(project_skills(workspace), "Fill PDF forms.\n  Use when the user asks to fill a PDF.")
     found = discover_skills(workspace, chrysalis_home)
-    prompt = build_system_prompt(workspace, "code", level=2, skills=found.prompt_section())
+    prompt = build_system_prompt(workspace, "code", level=2, head=[found.prompt_section()])
     assert "- pdf-forms: Fill PDF forms. Use when the user asks to fill a PDF." in prompt
     assert "call skill with its name" in prompt
     assert "SECRET-BODY" not in prompt and "REFERENCE.md" not in prompt.split("Files in the workspace")[0]

@@ -17,8 +17,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.subscription_prompt import HEADING, MAX_FILE_BYTES, Item, Reading, section
-from chrysalis.agent.subscriptions import BadSubscription, parse_target
+from chrysalis.capabilities.subscriptions.following import BadSubscription, parse_target
+from chrysalis.capabilities.subscriptions.reading import HEADING, MAX_FILE_BYTES, Item, Reading, section
 from chrysalis.config import MIN_SUBSCRIPTION_CHARS, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError
 from chrysalis.events import ApprovalRequest, Event, ToolResultEvent

@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.telemetry import Telemetry, telemetry_for
+from chrysalis.capabilities.telemetry.spans import Telemetry, telemetry_for
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError, UsageError
 from chrysalis.events import Event, ModelCall, ToolResultEvent

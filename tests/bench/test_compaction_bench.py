@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.compaction import SUMMARY_INSTRUCTIONS
+from chrysalis.capabilities.compaction.summary import SUMMARY_INSTRUCTIONS
 from tests.helpers import load_bench_module
 
 bench = load_bench_module("compaction")
@@ -38,6 +38,6 @@ def test_the_conversation_fills_what_is_asked_and_starts_with_the_needle() -> No
     messages = bench.conversation("the needle", 3000)
     first = messages[0].parts[0]
     assert isinstance(first, UserPromptPart) and "the needle" in str(first.content)
-    from chrysalis.agent.compaction import estimate_tokens
+    from chrysalis.capabilities.compaction.summary import estimate_tokens
 
     assert 3000 <= estimate_tokens(messages) < 3600

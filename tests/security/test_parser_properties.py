@@ -10,7 +10,7 @@ Each parser may fail only with its documented error, which the caller turns into
 - the text tool protocol (``llm/text_format.py``): ``parse_reply`` returns a call, an answer or
   ``Malformed``; ``AnswerStream`` takes any pieces;
 - config files and ``CHRYSALIS_*`` variables (``config.py``): ``Settings`` or ``ConfigError``;
-- subscription targets (``agent/subscriptions.py``): ``BadSubscription``; what an accepted one reads
+- subscription targets (``capabilities/subscriptions/following.py``): ``BadSubscription``; what an accepted one reads
   is inside the workspace.
 
 Example counts stay modest (``max_examples`` 150) so the suite stays fast; no example database is
@@ -32,8 +32,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chrysalis.agent.subscription_prompt import read, section
-from chrysalis.agent.subscriptions import BadSubscription, parse_target
+from chrysalis.capabilities.subscriptions.following import BadSubscription, parse_target
+from chrysalis.capabilities.subscriptions.reading import read, section
 from chrysalis.config import KEYS, Settings, env_var, load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.llm.text_format import AnswerStream, FinalAnswer, Malformed, ToolCall, parse_reply

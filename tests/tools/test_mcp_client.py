@@ -20,8 +20,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
-from chrysalis.agent.mcp_tools import server_states
 from chrysalis.agent.session import AgentSession
+from chrysalis.capabilities.mcp.servers import server_states
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Event, ToolResultEvent

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from chrysalis.agent.kg_tools import kg_tools
-from chrysalis.agent.memory_tools import memory_tools
-from chrysalis.agent.subscriptions import Subscriptions, subscription_tools
+from chrysalis.capabilities.knowledge.tools import kg_tools
+from chrysalis.capabilities.memory.tools import memory_tools
+from chrysalis.capabilities.subscriptions.following import Subscriptions, subscription_tools
 from chrysalis.config import LEVEL_NAMES, MODES
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec

@@ -4,7 +4,7 @@
 session store (``stores/sessions.py``) after every step and when a run ends however it ends, so
 ``--continue``, ``--resume`` and ``--fork`` pick up exactly what the model had seen. When the
 conversation outgrows the model's window, ``compact`` folds the older turns into ``summary``
-(``agent/compaction.py``), kept as the session context's ``compacted_summary``, one version each time.
+(``capabilities/compaction/summary.py``), kept as the session context's ``compacted_summary``, one version each time.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chrysalis.agent.subscriptions import Subscriptions
+from chrysalis.capabilities.subscriptions.following import Subscriptions
 from chrysalis.errors import UsageError
 from chrysalis.stores import SessionInfo, Stores, UnknownSession
 from chrysalis.stores.context import Context
@@ -23,12 +23,12 @@ from chrysalis.stores.sessions import new_id
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from chrysalis.agent.compaction import Compaction
+    from chrysalis.capabilities.compaction.summary import Compaction
 
-__all__ = ["Conversation"]
+__all__ = ["StoredConversation"]
 
 
-class Conversation:
+class StoredConversation:
     """The messages of one workspace's conversation, and the stored session that keeps them."""
 
     def __init__(self, stores: Stores, workspace: Path) -> None:
@@ -46,7 +46,7 @@ class Conversation:
         self._reserved = False
         """``reserve`` chose the session's id; its first run's ``begin`` gives it its title."""
         self.subscriptions = Subscriptions(stores.subscriptions, workspace)
-        """What every task of the conversation sees fresh (``agent/subscriptions.py``); kept with its session."""
+        """What every task of the conversation sees fresh (``capabilities/subscriptions/``); kept with its session."""
 
     def begin(self, task: str) -> str:
         """The session's id, named on the conversation's first run with ``task`` as its title.
@@ -131,7 +131,7 @@ class Conversation:
 
     async def compact(self, summarise: Callable[[str], Awaitable[str]]) -> Compaction | None:
         """Fold the older turns into ``summary`` with ``summarise``; None when there is nothing older to fold."""
-        from chrysalis.agent.compaction import compact
+        from chrysalis.capabilities.compaction.summary import compact
 
         done = await compact(self.history, summarise, previous_summary=self.summary)
         if done is None:
@@ -159,7 +159,7 @@ class Conversation:
 
     def tokens(self) -> int:
         """About how many tokens the history and the summary take."""
-        from chrysalis.agent.compaction import estimate_tokens
+        from chrysalis.capabilities.compaction.summary import estimate_tokens
 
         return estimate_tokens(self.history, self.summary) if self.history else 0
 

@@ -10,6 +10,7 @@ protocol; ``chrysalis.runtime.durable`` implements it on DBOS.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from chrysalis.events import Check
@@ -18,9 +19,7 @@ from chrysalis.tools.base import ToolResult, ToolSpec
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from chrysalis.agent.verify import Verdict
-
-__all__ = ["INTERRUPTED", "Durability", "interrupted"]
+__all__ = ["INTERRUPTED", "Durability", "Verdict", "interrupted"]
 
 INTERRUPTED = (
     "Not run again: {tool} was running when the worker executing this run crashed, so it may have run partly or "
@@ -29,6 +28,20 @@ INTERRUPTED = (
 """What the model is told about a command a crash interrupted (it is not rerun blindly)."""
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the final check found: ``verified`` as in ``RunResult``, and the problem when it is False.
+
+    It lives here, beside the seam that records it, so that this protocol need not import the check.
+    """
+
+    verified: bool | None
+    problem: str | None = None
+    report: str = ""
+    ran: bool = True
+    """False when the command could not start (no sandbox here): nothing the model can fix."""
 
 
 class Durability(Protocol):

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chrysalis.agent.durability import Durability
+from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
-from chrysalis.agent.verify import MAX_FAILED_CHECKS, FinalCheck
+from chrysalis.agent.verify import FinalCheck
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_INTERRUPTED, ChrysalisError, InternalError, TaskStopped, report_bug
 from chrysalis.events import ErrorEvent, Event, ModelCall, RedFlag, RunResult
@@ -51,8 +52,8 @@ class RunSetup:
     emit: Callable[[Event], None]
     price: Callable[[int, int], float]
     """USD for (input tokens, output tokens) so far on this run's model."""
-    check_retries: int = MAX_FAILED_CHECKS
-    """How often a failing final check goes back to the model (the priority plan's)."""
+    limits: RunLimits
+    """When the run stops (steps, budget, time, red flags, failed checks, retries), built once per run."""
     durability: Durability | None = None
     """Records what steers the run (replies, effects, checks) so a crash can resume it; None: not durable."""
     model_name: str = ""
@@ -91,7 +92,7 @@ class AgentLoop:
             setup.run_id,
             setup.emit,
             setup.tools.command_snapshot,
-            max_failures=setup.check_retries,
+            max_failures=setup.limits.check_retries,
             task=setup.task,
             durability=setup.durability,
         )
@@ -106,12 +107,14 @@ class AgentLoop:
 
         ``announce=False`` leaves the ``final`` event to the caller (a draft that a stronger model may refine).
         """
-        s = self.setup.settings
+        s, limits = self.setup.settings, self.setup.limits
         try:
-            async with asyncio.timeout(s.timeout):
+            async with asyncio.timeout(limits.timeout_s):
                 output = await self._steps()
         except TimeoutError as exc:
-            raise self._ended(TaskStopped("timeout", f"The run took longer than --timeout {s.timeout:g} s.")) from exc
+            raise self._ended(
+                TaskStopped("timeout", f"The run took longer than --timeout {limits.timeout_s:g} s.")
+            ) from exc
         except ChrysalisError as exc:
             self._ended(exc)
             raise
@@ -148,7 +151,12 @@ class AgentLoop:
         pydantic_ai.BANNER_ENABLED = False  # our renderer owns the terminal; no first-run banner of pydantic-ai's
 
         setup = self.setup
-        agent = Agent(setup.model, instructions=setup.instructions, tools=setup.tools.pydantic_tools(), retries=3)
+        agent = Agent(
+            setup.model,
+            instructions=setup.instructions,
+            tools=setup.tools.pydantic_tools(),
+            retries=setup.limits.model_retries,
+        )
         agent.output_validator(self._check_answer)
         limits = UsageLimits(request_limit=None)  # ours are --max-steps, --budget and --timeout
         # Entering the agent opens (and on exit closes) the model's HTTP client within this event loop.
@@ -185,9 +193,9 @@ class AgentLoop:
 
     def _step(self) -> None:
         """Before each model request: stop a run that is stuck or out of steps."""
-        if self.guards.stuck:
+        if self.guards.red_flags >= self.setup.limits.max_red_flags:
             raise TaskStopped("stuck", "The model kept repeating itself or breaking the rules; stopped the run.")
-        max_steps = self.setup.settings.max_steps
+        max_steps = self.setup.limits.max_steps
         if self.tally.steps >= max_steps:
             raise TaskStopped("max_steps", f"Reached --max-steps {max_steps} before the task was done.")
         self.tally.steps += 1
@@ -217,7 +225,7 @@ class AgentLoop:
                 duration_ms=round((time.perf_counter() - self._asked) * 1000, 1),
             )
         )
-        budget = self.setup.settings.budget
+        budget = self.setup.limits.budget_usd
         if budget is not None and t.cost_usd > budget:
             raise TaskStopped("budget", f"Spent ${t.cost_usd:.4f}, over --budget ${budget:g}.")
 

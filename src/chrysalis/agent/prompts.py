@@ -3,11 +3,12 @@
 Small local models do much better when the prompt is short and concrete, so the prompt is a few
 lines of rules plus what the project says about itself (``.chrysalis/rules.md`` and
 ``AGENTS.md``) and a shallow listing of the workspace, which saves the model a step. Skills get
-one line each (``chrysalis.agent.skills``): their bodies come only through the ``skill`` tool.
+one line each (``chrysalis.capabilities.skills.discovery``): their bodies come only through the ``skill`` tool.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -38,21 +39,17 @@ def build_system_prompt(
     tool_hints: str = "",
     lessons: str = "",
     guidance: str = "",
-    skills: str = "",
-    summary: str = "",
-    subscriptions: str = "",
-    memories: str = "",
+    head: Sequence[str] = (),
+    tail: Sequence[str] = (),
 ) -> str:
     """Assemble the system prompt for one run in ``workspace``.
 
     ``lessons`` are what ``chrysalis evolve`` learned from failed runs (the ``agent`` context);
     ``guidance`` is the run's priority in one line (``PriorityPlan.guidance``; empty for ``best``);
-    ``skills`` is the skills' names and descriptions (``SkillSet.prompt_section``), never their bodies;
-    ``summary`` is what compaction kept of the conversation's older turns (``agent/compaction.py``);
-    ``subscriptions`` is the fresh content of the conversation's subscriptions (``agent/subscription_prompt.py``),
-    which changes only when what they follow changes;
-    ``memories`` is the section of saved memories that match the task (``agent.memory_tools.memory_prompt``),
-    put last so that what comes before it is the same from task to task (a prefix the model's cache keeps).
+    ``head`` and ``tail`` are the capabilities' sections (``chrysalis.plugin.Offer``), in the registry's
+    order: ``head`` before the project's rules and file map (the skills' one-line summaries), ``tail``
+    after them (the compacted summary, the subscriptions, the memories matching the task), so that what
+    comes first is the same from task to task (a prefix the model's cache keeps).
     """
     sections = [_template("base").format(workspace=workspace.name or str(workspace)), _template(mode)]
     levels = ", ".join(f"{n} {name}" for n, name in LEVEL_NAMES.items())
@@ -63,8 +60,7 @@ def build_system_prompt(
         sections.append("Lessons from earlier runs:\n" + lessons.strip())
     if tool_hints.strip():
         sections.append("Tool hints:\n" + tool_hints.strip())
-    if skills.strip():
-        sections.append(skills.strip())
+    sections.extend(section.strip() for section in head if section.strip())
     for relative in PROJECT_RULE_FILES:
         rules = _read_limited(workspace, relative)
         if rules:
@@ -72,12 +68,7 @@ def build_system_prompt(
     listing = workspace_map(workspace)
     if listing:
         sections.append("Files in the workspace:\n" + listing)
-    if summary.strip():  # changes only when the conversation is compacted
-        sections.append("Summary of the earlier conversation (compacted):\n" + summary.strip())
-    if subscriptions.strip():  # changes when a followed file or memory does: after the summary, before the memories
-        sections.append(subscriptions.strip())
-    if memories.strip():  # last: it changes with the task, the sections above stay a shared prefix
-        sections.append(memories.strip())
+    sections.extend(section.strip() for section in tail if section.strip())
     return "\n\n".join(sections)
 
 

@@ -25,9 +25,8 @@ import asyncio
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 
-from chrysalis.agent.durability import Durability
+from chrysalis.agent.durability import Durability, Verdict
 from chrysalis.agent.guards import RunGuards
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
@@ -48,17 +47,6 @@ _MODEL_TAIL_CHARS = 2000
 _ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\bpasses\b")
 _QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
 _EVENT_TAIL_CHARS = 800
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the check found: ``verified`` as in ``RunResult``, and the problem when it is False."""
-
-    verified: bool | None
-    problem: str | None = None
-    report: str = ""
-    ran: bool = True
-    """False when the command could not start (no sandbox here): nothing the model can fix."""
 
 
 _UNCHECKED = Verdict(verified=None)

@@ -89,7 +89,7 @@ class Conversation:
         Raises:
             UsageError: a target cannot be subscribed (outside the workspace, missing, a folder, ...).
         """
-        from chrysalis.agent.subscriptions import BadSubscription, parse_target
+        from chrysalis.capabilities.subscriptions.following import BadSubscription, parse_target
 
         subscriptions = session.conversation.subscriptions
         try:

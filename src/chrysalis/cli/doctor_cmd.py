@@ -61,7 +61,7 @@ def sandbox_section(settings: Settings) -> Section:
 
 def mcp_section(settings: Settings) -> Section:
     """The MCP servers of the mcp.json files, each started once to see that it answers; a problem when not ready."""
-    from chrysalis.agent.mcp_tools import doctor_mcp
+    from chrysalis.capabilities.mcp.servers import doctor_mcp
 
     servers = doctor_mcp(settings)
     if not servers:

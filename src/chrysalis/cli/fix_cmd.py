@@ -12,11 +12,11 @@ import asyncio
 import uuid
 from typing import Any
 
-from chrysalis.agent.priority import plan_for
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
 from chrysalis.events import Event
+from chrysalis.evolve.priority import plan_for
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 

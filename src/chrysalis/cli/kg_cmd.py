@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from chrysalis.agent.kg_tools import QUERY_TIMEOUT_S, graph_scopes
+from chrysalis.capabilities.knowledge.tools import QUERY_TIMEOUT_S, graph_scopes
 from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
 from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.stores import Stores

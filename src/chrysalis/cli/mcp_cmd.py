@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from chrysalis.agent.mcp_tools import server_states
+from chrysalis.capabilities.mcp.servers import server_states
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from chrysalis.agent.memory_tools import open_memory, run_scopes, show_hit
+from chrysalis.capabilities.memory.tools import open_memory, run_scopes, show_hit
 from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
 from chrysalis.errors import EXIT_OK, ModelError, UsageError
 from chrysalis.stores import MemoryHit, Stores

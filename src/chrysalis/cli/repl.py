@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.skills import discover_skills
-from chrysalis.agent.subscriptions import BadSubscription
+from chrysalis.capabilities.skills.discovery import discover_skills
+from chrysalis.capabilities.subscriptions.following import BadSubscription
 from chrysalis.cli.render import RichRenderer, print_warnings
 from chrysalis.config import MODES, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError, UsageError
@@ -250,7 +250,7 @@ class Repl:
 
 def show_subscriptions(session: AgentSession, console: Console) -> None:
     """The conversation's subscriptions, each with what it holds now and its size, and the total against the limit."""
-    from chrysalis.agent.memory_tools import open_memory
+    from chrysalis.capabilities.memory.tools import open_memory
 
     subscriptions = session.conversation.subscriptions
     readings = subscriptions.readings(open_memory(session.stores, session.settings))

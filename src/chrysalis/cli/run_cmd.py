@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.skills import discover_skills
+from chrysalis.capabilities.skills.discovery import discover_skills
 from chrysalis.cli import daemon_client
 from chrysalis.cli.app import AlreadyShown
 from chrysalis.cli.approval import terminal_approver

@@ -1,4 +1,4 @@
-"""``chrysalis skills list | show NAME | lint [PATH...]``: the skills a run may read (``chrysalis.agent.skills``).
+"""``chrysalis skills list | show NAME | lint [PATH...]``: the skills a run may read (``capabilities/skills``).
 
 ``list`` and ``show`` answer "what will the model be offered?"; ``lint`` answers "why is my skill
 not offered, or not portable?" with one ``FILE:LINE: message`` per problem, like a compiler, and
@@ -12,8 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chrysalis.agent.skill_lint import lint_skill
-from chrysalis.agent.skills import SKILL_FILE, Skill, SkillProblem, discover_skills, find_skill_files, skill_folders
+from chrysalis.capabilities.skills.discovery import (
+    SKILL_FILE,
+    Skill,
+    SkillProblem,
+    discover_skills,
+    find_skill_files,
+    skill_folders,
+)
+from chrysalis.capabilities.skills.lint import lint_skill
 from chrysalis.cli.render import print_warnings
 from chrysalis.config import Settings, load_settings
 from chrysalis.errors import EXIT_OK, EXIT_USAGE, UsageError

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from chrysalis.agent.priority import DecompositionLimits
+from chrysalis.evolve.priority import DecompositionLimits
 
 __all__ = ["DecompositionPhenotype", "Op", "PlanNode", "Status", "explosion", "phenotype_bin", "score"]
 

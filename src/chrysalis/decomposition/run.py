@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.learning import task_type
-from chrysalis.agent.priority import DecompositionLimits, PriorityPlan, plan_for
 from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
 from chrysalis.decomposition.planner import Planner
 from chrysalis.errors import ChrysalisError
 from chrysalis.events import PlanEnd, PlanNodeEvent, Start
+from chrysalis.evolve.priority import DecompositionLimits, PriorityPlan, plan_for
 from chrysalis.stores.patterns import Pattern
 
 if TYPE_CHECKING:

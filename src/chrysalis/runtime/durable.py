@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
     from pydantic_ai.settings import ModelSettings
 
-    from chrysalis.agent.verify import Verdict
+    from chrysalis.agent.durability import Verdict
     from chrysalis.runtime.approvals import ApprovalStore
 
 __all__ = ["DurableRun"]

@@ -91,7 +91,7 @@ class Stores:
     knowledge: KnowledgeStore
     """The knowledge graph's triples (semantic mode); queried through a short-lived rdflib graph."""
     subscriptions: SubscriptionStore
-    """What each session asked to see fresh at every task (``agent/subscriptions.py`` reads and shows it)."""
+    """What each session asked to see fresh at every task (``capabilities/subscriptions/`` reads it)."""
 
     @classmethod
     def open(cls, home: Path) -> Stores:

@@ -8,7 +8,7 @@ later subscription. A fork copies the rows with their ids, so the copy's ``[2]``
 ``seen`` is what the last task was shown of it: each source (a file of a glob, the query) and a
 digest of its content, so the next task can say "changed since the last task" or "unchanged".
 ``None`` until it was first shown. What to read and how to show it is the agent layer's business
-(``agent/subscriptions.py``); this layer only keeps the rows.
+(``capabilities/subscriptions/following.py``); this layer only keeps the rows.
 """
 
 from __future__ import annotations

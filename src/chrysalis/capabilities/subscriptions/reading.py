@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chrysalis.agent.memory_tools import run_scopes, show_hit
+from chrysalis.capabilities.memory.tools import run_scopes, show_hit
 from chrysalis.redact import current as current_redactor
 from chrysalis.stores.memory import MemoryStore
 from chrysalis.stores.subscriptions import Subscription

@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import Field
 
-from chrysalis.agent.priority import plan_for
 from chrysalis.config import Settings
 from chrysalis.events import Event
+from chrysalis.evolve.priority import plan_for
 from chrysalis.llm.names import ModelName
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec

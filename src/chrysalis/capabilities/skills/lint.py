@@ -1,6 +1,6 @@
 """``chrysalis skills lint``: every problem of a SKILL.md, each with its file and line.
 
-The front matter's problems come from ``chrysalis.agent.skills.parse_skill_file`` (the same checks
+The front matter's problems come from ``chrysalis.capabilities.skills.discovery.parse_skill_file`` (the same checks
 that decide whether a run may use the skill). On top, the body's references to other files of the
 skill must exist and stay inside its folder: a skill travels as one folder (copied to another
 project or to ``$CHRYSALIS_HOME/skills``), and the ``skill`` tool reads nothing outside it.
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from chrysalis.agent.skills import SkillProblem, parse_skill_file
+from chrysalis.capabilities.skills.discovery import SkillProblem, parse_skill_file
 
 __all__ = ["check_references", "lint_skill"]
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
@@ -33,10 +33,7 @@ from chrysalis.events import RunResult
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.policy import mode_narrows
 
-if TYPE_CHECKING:
-    from chrysalis.agent.session import AgentSession
-
-__all__ = ["SUBAGENT_PROFILES", "SUBAGENT_TOOLS", "SubAgents"]
+__all__ = ["SUBAGENT_PROFILES", "SUBAGENT_TOOLS", "ChildSession", "Spawn", "SubAgents"]
 
 SUBAGENT_PROFILES = ("editor", "researcher", "vcs", "all")
 SUBAGENT_TOOLS = ("spawn_agent", "agent_status", "cancel_agent")
@@ -47,6 +44,34 @@ BUDGET_SHARE = 0.5
 """The part of the parent's remaining budget a new sub-agent gets."""
 
 Status = Literal["running", "done", "failed", "cancelled"]
+
+
+class ChildSession(Protocol):
+    """What a sub-agent's session must do for its parent (``AgentSession`` does all of it)."""
+
+    @property
+    def tools(self) -> Mapping[str, ToolSpec]:
+        """The sub-agent's tools."""
+        ...
+
+    @property
+    def total_cost_usd(self) -> float:
+        """What its runs have spent (USD)."""
+        ...
+
+    async def run(self, task: str) -> RunResult:
+        """Run the sub-agent's task to its end."""
+        ...
+
+    def close(self) -> None:
+        """Release what the session holds."""
+        ...
+
+
+Spawn = Callable[[Settings, str, str], ChildSession]
+"""Starts a sub-agent's session: (its narrowed settings, its tool profile, the parent's run id) -> the session.
+
+Given by the parent's session, so this module never imports the session (no import cycle)."""
 
 
 class SpawnArgs(ToolArgs):
@@ -83,7 +108,7 @@ class Child:
     id: str
     task: str
     settings: Settings
-    session: AgentSession
+    session: ChildSession
     runner: asyncio.Task[None] | None = None
     status: Status = "running"
     result: RunResult | None = None
@@ -116,7 +141,8 @@ class Child:
 class SubAgents:
     """The sub-agents of one parent run."""
 
-    parent: AgentSession
+    spawn: Spawn
+    parent_settings: Settings
     parent_run_id: str
     spent: Callable[[], float]
     """The parent run's own spending so far (USD), for carving budgets."""
@@ -180,7 +206,7 @@ class SubAgents:
             raise ToolError("The task is empty; say what the sub-agent should do.")
         settings = self._narrowed(args)
         child_id = f"sub-{next(self._ids)}"
-        session = self.parent.child(settings, args.profile, parent_run_id=self.parent_run_id)
+        session = self.spawn(settings, args.profile, self.parent_run_id)
         child = Child(id=child_id, task=args.task, settings=settings, session=session)
         self.children[child_id] = child
         child.runner = asyncio.create_task(self._run(child), name=f"chrysalis {child_id}")
@@ -217,7 +243,7 @@ class SubAgents:
 
     def _narrowed(self, args: SpawnArgs) -> Settings:
         """The child's settings: the parent's, narrowed as asked; asking for more is a ToolError."""
-        parent = self.parent.settings
+        parent = self.parent_settings
         level = parent.level if args.level is None else args.level
         if level > parent.level:
             raise ToolError(f"A sub-agent may not have level {level}: this run has level {parent.level}, its most.")
@@ -237,7 +263,7 @@ class SubAgents:
         )
 
     def _carved_budget(self) -> float | None:
-        budget = self.parent.settings.budget
+        budget = self.parent_settings.budget
         if budget is None:
             return None
         reserved = sum(c.settings.budget or 0.0 for c in self.children.values() if c.status == "running")

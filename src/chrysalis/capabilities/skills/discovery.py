@@ -1,7 +1,7 @@
 """Skills (seed 002; Anthropic's Agent Skills convention): instructions the model reads only when a task needs them.
 
 A skill is a folder ``NAME`` holding ``SKILL.md``: front matter with ``name`` and ``description``
-(``chrysalis.agent.front_matter``), a Markdown body, and any files the body refers to. They are
+(``chrysalis.capabilities.skills.front_matter``), a Markdown body, and any files the body refers to. They are
 found in the workspace's ``.chrysalis/skills/`` and in the user's ``$CHRYSALIS_HOME/skills/``; a
 workspace skill hides a user skill of the same name, because the project knows its own needs best.
 
@@ -10,7 +10,7 @@ the body reaches the model only when it calls the ``skill`` tool, and a file of 
 only when it asks for that file. So many skills cost a few prompt lines, not many documents, and
 a small local model's prompt stays short. A skill that cannot be read (no front matter, a syntax
 error, no description) is left out with a warning and never stops a run; ``chrysalis skills lint``
-(``chrysalis.agent.skill_lint``) explains every problem with its file and line.
+(``chrysalis.capabilities.skills.lint``) explains every problem with its file and line.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from chrysalis.agent.front_matter import FrontMatter, FrontMatterError, split_front_matter
+from chrysalis.capabilities.skills.front_matter import FrontMatter, FrontMatterError, split_front_matter
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.fileio import read_bytes
 from chrysalis.tools.workspace import resolve, walk_files

@@ -18,7 +18,7 @@ conversation becomes: the one its first task creates, or the one ``/resume`` or 
 (added after that session's own). The model
 manages them with ``subscribe(target)`` and ``unsubscribe(id)`` (effect ``memory``: no file is
 written, no approval needed); people with ``/subscribe``, ``/unsubscribe`` and ``chrysalis run
---subscribe``. What each task is shown is ``agent/subscription_prompt.py``'s work.
+--subscribe``. What each task is shown is ``capabilities/subscriptions/reading.py``'s work.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from chrysalis.agent.subscription_prompt import Reading, glob_files, read, section
+from chrysalis.capabilities.subscriptions.reading import Reading, glob_files, read, section
 from chrysalis.errors import UsageError
 from chrysalis.stores.memory import MemoryStore
 from chrysalis.stores.subscriptions import MEMORY_PREFIX, Subscription, SubscriptionKind, SubscriptionStore

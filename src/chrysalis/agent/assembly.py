@@ -1,0 +1,99 @@
+"""Run assembly: from a run's scope to the frozen ``RunSetup`` the loop runs (prompt, tools, model, limits).
+
+Every capability (``chrysalis.capabilities.registry``) is asked for its ``Offer``; their tools join
+the profile's, their prompt sections go around the project's rules and file map, and the whole set
+passes through the one gate (``GatedTools``) under the run's ``Policy``. Nothing here knows which
+capabilities exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chrysalis.agent.durability import Durability
+from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.judge import SecurityJudge
+from chrysalis.agent.limits import RunLimits
+from chrysalis.agent.loop import RunSetup
+from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.agent.toolset import Approver, GatedTools
+from chrysalis.capabilities.scope import AgentCapability, RunScope
+from chrysalis.evolve.priority import plan_for
+from chrysalis.tools.base import ToolSpec
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+__all__ = ["RunAssembly"]
+
+
+@dataclass(frozen=True)
+class RunAssembly:
+    """What a session hands every run's assembly: its capabilities, approver, judge and durability."""
+
+    capabilities: Sequence[AgentCapability]
+    approver: Approver | None
+    judge: Callable[[], SecurityJudge | None]
+    durability: Durability | None
+    context_name: str
+    """The workspace's context (tool hints learned for this project)."""
+
+    def build(
+        self,
+        run: RunScope,
+        history: list[ModelMessage],
+        on_history: Callable[[list[ModelMessage]], None] | None,
+    ) -> RunSetup:
+        """The setup of ``run``: its prompt, its gated tools, its model, its price and its limits."""
+        from chrysalis.llm.pricing import cost_usd
+
+        s, model_name = run.settings, run.model_name
+        plan = plan_for(s.priority)
+        offers = [capability.offer(run) for capability in self.capabilities]
+        context, learned = run.stores.context.load(self.context_name), run.stores.context.load(AGENT_CONTEXT)
+        hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
+        system = build_system_prompt(
+            s.workspace,
+            s.mode,
+            level=s.level,
+            tool_hints=hints,
+            lessons=learned.system,
+            guidance=plan.guidance,
+            head=[offer.prompt for offer in offers if offer.place == "head"],
+            tail=[offer.prompt for offer in offers if offer.place == "tail"],
+        )
+        offered: dict[str, ToolSpec] = dict(run.tools)
+        for offer in offers:
+            offered |= offer.tools
+        tools = GatedTools.for_run(
+            s,
+            offered,
+            run_id=run.run_id,
+            checkpoints=run.stores.checkpoints,
+            emit=run.emit,
+            approver=self.approver,
+            guards=RunGuards(),
+            judge=self.judge(),
+            durability=self.durability,
+        )
+
+        def price(tokens_in: int, tokens_out: int) -> float:
+            return cost_usd(model_name, tokens_in, tokens_out, s.prices)
+
+        return RunSetup(
+            run_id=run.run_id,
+            task=run.task,
+            settings=s,
+            model=run.model(),
+            instructions=system,
+            tools=tools,
+            history=history,
+            emit=run.emit,
+            price=price,
+            limits=RunLimits.of(s, plan),
+            durability=self.durability,
+            model_name=model_name,
+            on_history=on_history,
+        )

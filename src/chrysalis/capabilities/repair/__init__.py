@@ -1,0 +1,1 @@
+"""The ``repair`` tool: the agent hands failing tests to generate-and-validate repair (``chrysalis.repair``)."""

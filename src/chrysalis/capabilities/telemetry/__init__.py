@@ -1,0 +1,1 @@
+"""Telemetry: OpenTelemetry spans of runs, steps, model and tool calls (``telemetry = console | otlp``)."""
