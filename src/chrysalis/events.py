@@ -8,6 +8,7 @@ gives the documented wire form (docs/events.md).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -28,6 +29,7 @@ __all__ = [
     "TextDelta",
     "ToolCall",
     "ToolResultEvent",
+    "fan_out",
 ]
 
 
@@ -341,3 +343,15 @@ Event = (
     | RepairRound
     | RepairEnd
 )
+
+
+def fan_out(*listeners: Callable[[Event], None]) -> Callable[[Event], None]:
+    """One listener that passes each event to every one of ``listeners``, in order."""
+    if len(listeners) == 1:
+        return listeners[0]
+
+    def each(event: Event) -> None:
+        for listener in listeners:
+            listener(event)
+
+    return each

@@ -8,25 +8,31 @@ capabilities exist.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from chrysalis.agent.choice import SessionModels
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.limits import RunLimits
-from chrysalis.agent.loop import RunSetup
+from chrysalis.agent.loop import RunSetup, Tally
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
 from chrysalis.agent.toolset import Approver, GatedTools
-from chrysalis.capabilities.scope import AgentCapability, RunScope
+from chrysalis.capabilities.scope import AgentCapability, RunScope, SavedConversation
+from chrysalis.capabilities.subagents.agents import Spawn
+from chrysalis.config import Settings
+from chrysalis.events import Event
 from chrysalis.evolve.priority import plan_for
+from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["RunAssembly"]
+__all__ = ["RunAssembly", "handover", "one_at_a_time", "run_scope"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +103,65 @@ class RunAssembly:
             model_name=model_name,
             on_history=on_history,
         )
+
+
+def run_scope(
+    run_id: str,
+    task: str,
+    tally: Tally,
+    settings: Settings,
+    stores: Stores,
+    emit: Callable[[Event], None],
+    models: SessionModels,
+    conversation: SavedConversation | None,
+    *,
+    saved: bool,
+    sub_agent: bool,
+    durable: bool,
+    spawn: Spawn,
+) -> RunScope:
+    """The run as capabilities see it: the session's choices now, and the run's tally for sub-agents' costs."""
+
+    def charge(cost: float) -> None:
+        tally.cost_usd += cost
+
+    return RunScope(
+        run_id=run_id,
+        task=task,
+        settings=settings,
+        stores=stores,
+        emit=emit,
+        model=lambda: models.model(settings),
+        model_name=models.active_model,
+        profile=models.profile,
+        tools=models.tools,
+        tools_given=models.tools_given,
+        conversation=conversation,
+        saved=saved,
+        sub_agent=sub_agent,
+        durable=durable,
+        spawn=spawn,
+        spent=lambda: tally.cost_usd,
+        charge=charge,
+    )
+
+
+def handover(task: str, drafted_by: str, problem: str) -> str:
+    """What the stronger model is told when it takes over a draft whose check failed."""
+    return (
+        f"A cheaper model ({drafted_by}) worked on this task first, in the conversation above; its changes are "
+        f"still in the workspace, but the check failed: {problem}\n"
+        f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: {task}"
+    )
+
+
+def one_at_a_time(approver: Approver | None, lock: asyncio.Lock) -> Approver | None:
+    """A session's approver for its sub-agents: one question at a time, saying a sub-agent asks."""
+    if approver is None:
+        return None
+
+    async def ask(tool: str, args: dict[str, Any], reason: str) -> bool:
+        async with lock:
+            return await approver(tool, args, f"(a sub-agent asks) {reason}")
+
+    return ask

@@ -11,13 +11,13 @@ record the run (``agent/recording.py``) however it ended.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.agent.assembly import RunAssembly
+from chrysalis.agent.assembly import RunAssembly, handover, one_at_a_time, run_scope
 from chrysalis.agent.choice import RunChoice, SessionModels, start_event
 from chrysalis.agent.conversation import StoredConversation
 from chrysalis.agent.durability import Durability
@@ -26,15 +26,15 @@ from chrysalis.agent.loop import AgentLoop, Tally
 from chrysalis.agent.recording import RunRecorder, Totals, save_context
 from chrysalis.agent.toolset import Approver
 from chrysalis.capabilities.registry import SessionFacts, capabilities_for
-from chrysalis.capabilities.scope import RunScope
 from chrysalis.errors import ChrysalisError
-from chrysalis.events import ErrorEvent, Event, Refine, RunResult
+from chrysalis.events import ErrorEvent, Event, Refine, RunResult, fan_out
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
     from chrysalis.capabilities.compaction.summary import Compaction
+    from chrysalis.capabilities.scope import RunScope
     from chrysalis.config import Settings
     from chrysalis.stores import SessionInfo, Stores
     from chrysalis.tools.base import ToolSpec
@@ -90,7 +90,7 @@ class AgentSession:
         )
         self.capabilities = capabilities_for(SessionFacts(settings, parent_run_id is not None, mcp_servers))
         listeners = [listener for listener in (on_event,) if listener is not None]
-        self.on_event = _each(*listeners, *(capability.on_event for capability in self.capabilities))
+        self.on_event = fan_out(*listeners, *(capability.on_event for capability in self.capabilities))
         self.conversation = StoredConversation(self.stores, settings.workspace)
         """The messages, their stored session and summary (``--continue``, ``--resume``, ``--fork``, ``/compact``)."""
         self.totals = Totals()
@@ -136,28 +136,19 @@ class AgentSession:
 
     def _scope(self, run_id: str, task: str, tally: Tally) -> RunScope:
         """The run as capabilities see it (``capabilities/scope.py``)."""
-
-        def charge(cost: float) -> None:
-            tally.cost_usd += cost
-
-        return RunScope(
-            run_id=run_id,
-            task=task,
-            settings=self.settings,
-            stores=self.stores,
-            emit=self.emit,
-            model=lambda: self.model,
-            model_name=self.active_model,
-            profile=self.profile,
-            tools=self.tools,
-            tools_given=self.models.tools_given,
-            conversation=None if self.parent_run_id else self.conversation,
+        return run_scope(
+            run_id,
+            task,
+            tally,
+            self.settings,
+            self.stores,
+            self.emit,
+            self.models,
+            self.conversation if self.parent_run_id is None else None,
             saved=self._saves_steps(),
             sub_agent=self.parent_run_id is not None,
             durable=self.durability is not None,
             spawn=lambda s, p, r: self.child(s, p, parent_run_id=r),
-            spent=lambda: tally.cost_usd,
-            charge=charge,
         )
 
     def _begin(self, scope: RunScope, kind: str, choice: RunChoice) -> RunScope:
@@ -205,19 +196,14 @@ class AgentSession:
             await capability.finish(scope)
 
     def _refining(self, draft: AgentLoop, scope: RunScope, refiner: str, result: RunResult) -> AgentLoop:
-        """The loop that takes over a failed draft: the stronger model, the draft's conversation, the same tally."""
+        """The loop that takes over a failed draft (seed 001's draft→refine): see ``handover``."""
         problem = result.problem or "its check failed"
         self.emit(Refine(run_id=scope.run_id, draft_model=self.active_model, model=refiner, reason=problem))
-        drafted_by, self.models.active_model = self.active_model, refiner
-        handover = (
-            f"A cheaper model ({drafted_by}) worked on this task first, in the conversation above; its changes are "
-            f"still in the workspace, but the check failed: {problem}\n"
-            f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: "
-            f"{scope.task}"
+        task = handover(scope.task, self.active_model, problem)
+        self.models.active_model, self.history = refiner, draft.history
+        setup = self._assembly().build(
+            replace(scope, task=task, model_name=refiner), draft.history, draft.setup.on_history
         )
-        self.history = draft.history
-        refined = dataclasses.replace(scope, task=handover, model_name=refiner)
-        setup = self._assembly().build(refined, draft.history, draft.setup.on_history)
         return AgentLoop(setup, tally=draft.tally)
 
     def _keep(self, loop: AgentLoop, tally: Tally) -> None:
@@ -245,7 +231,7 @@ class AgentSession:
         session = AgentSession(
             settings,
             model=model,
-            approver=self._one_at_a_time(),
+            approver=one_at_a_time(self.approver, self._approvals),
             on_event=self.on_event,
             stores=self.stores,
             tools=tools,
@@ -254,18 +240,6 @@ class AgentSession:
         )
         session.models.active_model, session.models.profile = self.active_model, profile
         return session
-
-    def _one_at_a_time(self) -> Approver | None:
-        """This session's approver for its sub-agents: one question at a time, saying a sub-agent asks."""
-        approver, lock = self.approver, self._approvals
-        if approver is None:
-            return None
-
-        async def ask(tool: str, args: dict[str, Any], reason: str) -> bool:
-            async with lock:
-                return await approver(tool, args, f"(a sub-agent asks) {reason}")
-
-        return ask
 
     async def compact(self, *, run_id: str | None = None, reason: str = "asked") -> Compaction | None:
         """Summarise the older turns into ``summary`` now (``/compact``); see ``compact_conversation``."""
@@ -347,15 +321,3 @@ class AgentSession:
     def continue_latest(self) -> SessionInfo:
         """Go on with this workspace's last session; see ``StoredConversation.continue_latest``."""
         return self.conversation.continue_latest()
-
-
-def _each(*listeners: Callable[[Event], None]) -> Callable[[Event], None]:
-    """One listener that passes each event to every one of ``listeners``."""
-    if len(listeners) == 1:
-        return listeners[0]
-
-    def each(event: Event) -> None:
-        for listener in listeners:
-            listener(event)
-
-    return each
