@@ -76,7 +76,7 @@ def test_a_long_conversation_is_compacted_before_a_run_and_the_needle_survives(w
     session.close()
 
     later = session_for(workspace, talker.model(), [])
-    later.continue_latest()
+    later.conversation.continue_latest()
     asyncio.run(later.run("what was the door code?"))
     later.close()
     assert "4711" in talker.systems[-1]  # a resumed session gets its summary back

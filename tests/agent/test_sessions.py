@@ -67,7 +67,7 @@ def test_a_run_stopped_by_max_steps_is_continued_with_its_tool_results(workspace
 
     second = Script([final("It subtracts, wrongly: it adds.")])
     later = session_for(workspace, second)
-    info = later.continue_latest()
+    info = later.conversation.continue_latest()
     result = asyncio.run(later.run("go on: answer now"))
     later.close()
     assert result.output == "It subtracts, wrongly: it adds." and later.session_id == info.id
@@ -92,7 +92,7 @@ def test_a_run_interrupted_mid_tool_call_is_continued_with_that_call_closed(work
 
     script = Script([final("done")])
     later = session_for(workspace, script)
-    later.continue_latest()
+    later.conversation.continue_latest()
     asyncio.run(later.run("and now?"))
     later.close()
     assert prompts(script.seen[0]) == ["look at calc.py", "and now?"]
@@ -107,7 +107,7 @@ def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: P
 
     forked_script = Script([final("two")])
     forked = session_for(workspace, forked_script)
-    info = forked.fork(origin_id[:6])
+    info = forked.conversation.fork(origin_id[:6])
     asyncio.run(forked.run("in the fork"))
     forked.close()
     assert info.forked_from == origin_id and info.id != origin_id
@@ -115,7 +115,7 @@ def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: P
 
     resumed_script = Script([final("three")])
     resumed = session_for(workspace, resumed_script)
-    resumed.resume(origin_id)
+    resumed.conversation.resume(origin_id)
     asyncio.run(resumed.run("back in the original"))
     resumed.close()
     assert prompts(resumed_script.seen[0]) == ["first task", "back in the original"]  # nothing of the fork
@@ -124,15 +124,15 @@ def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: P
 def test_unknown_or_foreign_sessions_are_usage_errors_that_say_what_to_do(workspace: Path, tmp_path: Path) -> None:
     session = session_for(workspace, Script([final("x")]))
     with pytest.raises(UsageError, match=r"--resume nope: no session 'nope'; chrysalis sessions lists them"):
-        session.resume("nope")
+        session.conversation.resume("nope")
     with pytest.raises(UsageError, match="--continue: there is no earlier session in"):
-        session.continue_latest()
+        session.conversation.continue_latest()
     asyncio.run(session.run("here"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     other = session_for(elsewhere, Script([final("y")]))
     with pytest.raises(UsageError, match=rf"--fork {session.session_id}: .*add --workspace {workspace}"):
-        other.fork(session.session_id or "")
+        other.conversation.fork(session.session_id or "")
     session.close()
     other.close()
 

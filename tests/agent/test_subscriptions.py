@@ -295,7 +295,7 @@ def test_subscriptions_last_across_continue_and_a_fork_copies_them(workspace: Pa
 
     recorder = Recorder()
     going_on = session_for(workspace, recorder)
-    going_on.continue_latest()
+    going_on.conversation.continue_latest()
     run(going_on, "two")
     part = subscribed_part(recorder.instructions[-1])
     assert "[1] calc.py" in part and "[2] tests/*.py" in part and "unchanged since the last task" in part
@@ -303,7 +303,7 @@ def test_subscriptions_last_across_continue_and_a_fork_copies_them(workspace: Pa
 
     forked_recorder = Recorder()
     forked = session_for(workspace, forked_recorder)
-    forked.fork(original)
+    forked.conversation.fork(original)
     assert [s.label for s in forked.conversation.subscriptions.active()] == ["calc.py", "tests/*.py"]
     forked.conversation.subscriptions.remove("1")
     run(forked, "in the fork")
@@ -330,7 +330,7 @@ def test_subscriptions_made_before_a_session_exists_go_into_the_one_it_becomes(w
 
     later = session_for(workspace, Recorder())
     later.conversation.subscriptions.add("calc.py")  # before resuming: added to the resumed session's own
-    later.resume(first_id)
+    later.conversation.resume(first_id)
     assert [(s.id, s.label) for s in later.conversation.subscriptions.active()] == [(1, "calc.py"), (2, "pytest.ini")]
     later.close()
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from chrysalis.capabilities.compaction.summary import Compaction
     from chrysalis.capabilities.scope import RunScope
     from chrysalis.config import Settings
-    from chrysalis.stores import SessionInfo, Stores
+    from chrysalis.stores import Stores
     from chrysalis.tools.base import ToolSpec
 
 __all__ = ["AgentSession"]
@@ -309,15 +309,3 @@ class AgentSession:
     def session_id(self) -> str | None:
         """The stored session this conversation is (``stores/sessions.py``); None until its first run."""
         return self.conversation.session_id
-
-    def resume(self, ref: str, *, flag: str = "--resume") -> SessionInfo:
-        """Go on with stored session ``ref`` (an id or its prefix); see ``StoredConversation.resume``."""
-        return self.conversation.resume(ref, flag=flag)
-
-    def fork(self, ref: str) -> SessionInfo:
-        """Go on in a copy of session ``ref``'s conversation; see ``StoredConversation.fork``."""
-        return self.conversation.fork(ref)
-
-    def continue_latest(self) -> SessionInfo:
-        """Go on with this workspace's last session; see ``StoredConversation.continue_latest``."""
-        return self.conversation.continue_latest()

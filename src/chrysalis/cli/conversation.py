@@ -74,11 +74,11 @@ class Conversation:
         """
         self.check()
         if self.continue_latest:
-            return session.continue_latest()
+            return session.conversation.continue_latest()
         if self.resume is not None:
-            return session.resume(self.resume)
+            return session.conversation.resume(self.resume)
         if self.fork is not None:
-            return session.fork(self.fork)
+            return session.conversation.fork(self.fork)
         return None
 
     def add_subscriptions(self, session: AgentSession) -> tuple[str, ...]:

@@ -163,7 +163,7 @@ class Repl:
         if not argument:
             self._list_sessions()
             return
-        info = self.session.resume(argument, flag="/resume")
+        info = self.session.conversation.resume(argument, flag="/resume")
         self.console.print(
             f"resumed session {info.id}: {_quoted(info.title)}, {len(self.session.history)} messages"
             f"{self._subscription_count()}",
@@ -175,7 +175,7 @@ class Repl:
         if source is None:
             self.console.print("Nothing to fork yet: run a task first, or /fork ID (see /resume for the IDs).")
             return
-        info = self.session.fork(source)
+        info = self.session.conversation.fork(source)
         self.console.print(
             f"forked session {source} into {info.id}: {len(self.session.history)} messages"
             f"{self._subscription_count()}; session {source} stays as it was",

@@ -96,7 +96,7 @@ class AcpSession:
         Raises:
             UsageError: no such session, or it belongs to another folder.
         """
-        self.session_id = self.agent.resume(session_id, flag="session/load").id
+        self.session_id = self.agent.conversation.resume(session_id, flag="session/load").id
         for update in history_updates(self.agent.history, self.agent.settings.workspace):
             self.send(update)
         await self.flush()
