@@ -26,6 +26,7 @@ from chrysalis.capabilities.subagents.agents import Spawn
 from chrysalis.config import Settings
 from chrysalis.events import Event
 from chrysalis.evolve.priority import plan_for
+from chrysalis.plugin import Offer
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
 
@@ -46,6 +47,22 @@ class RunAssembly:
     context_name: str
     """The workspace's context (tool hints learned for this project)."""
 
+    def _prompt(self, run: RunScope, offers: Sequence[Offer[ToolSpec]], guidance: str) -> str:
+        """The system prompt: the mode's rules, what was learned, the capabilities' sections around the project's."""
+        s = run.settings
+        context, learned = run.stores.context.load(self.context_name), run.stores.context.load(AGENT_CONTEXT)
+        hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
+        return build_system_prompt(
+            s.workspace,
+            s.mode,
+            level=s.level,
+            tool_hints=hints,
+            lessons=learned.system,
+            guidance=guidance,
+            head=[offer.prompt for offer in offers if offer.place == "head"],
+            tail=[offer.prompt for offer in offers if offer.place == "tail"],
+        )
+
     def build(
         self,
         run: RunScope,
@@ -58,18 +75,6 @@ class RunAssembly:
         s, model_name = run.settings, run.model_name
         plan = plan_for(s.priority)
         offers = [capability.offer(run) for capability in self.capabilities]
-        context, learned = run.stores.context.load(self.context_name), run.stores.context.load(AGENT_CONTEXT)
-        hints = "\n".join(h for h in (learned.tool_hints.strip(), context.tool_hints.strip()) if h)
-        system = build_system_prompt(
-            s.workspace,
-            s.mode,
-            level=s.level,
-            tool_hints=hints,
-            lessons=learned.system,
-            guidance=plan.guidance,
-            head=[offer.prompt for offer in offers if offer.place == "head"],
-            tail=[offer.prompt for offer in offers if offer.place == "tail"],
-        )
         offered: dict[str, ToolSpec] = dict(run.tools)
         for offer in offers:
             offered |= offer.tools
@@ -93,7 +98,7 @@ class RunAssembly:
             task=run.task,
             settings=s,
             model=run.model(),
-            instructions=system,
+            instructions=self._prompt(run, offers, plan.guidance),
             tools=tools,
             history=history,
             emit=run.emit,

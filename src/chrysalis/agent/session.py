@@ -60,13 +60,9 @@ class AgentSession:
         durability: Durability | None = None,
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        """Prepare a session; with ``model = "auto"`` the candidate models are checked now.
+        """Prepare a session (``model = "auto"``: its candidates are checked now, a bad one is a ``ConfigError``).
 
-        ``parent_run_id`` makes it a sub-agent's session; ``durability`` a durable run's (``chrysalis.runtime``);
-        ``mcp_servers`` adds MCP servers to the configured ones, in ``mcp.json``'s ``mcpServers`` format.
-
-        Raises:
-            ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
+        ``parent_run_id`` makes it a sub-agent's; ``durability`` a durable run's; ``mcp_servers`` adds servers.
         """
         from chrysalis.stores import Stores
 
