@@ -110,6 +110,8 @@ class Peer:
     finish: Finish
     driver: str | None = None
     """The script under ``bench/peers/`` run in ``.venvs/KEY``; ``None`` for chrysalis (its CLI)."""
+    source: Path | None = None
+    """For chrysalis at another commit (``--before REF``): that commit's ``src`` (run with this venv's packages)."""
 
 
 PEERS: tuple[Peer, ...] = (
@@ -325,6 +327,24 @@ def _json_or_none(line: str) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- whole process, side by side
 
 
+def chrysalis_at(ref: str, into: Path) -> Peer:
+    """A chrysalis row for commit ``ref``, checked out (``git worktree``) under ``into``: before/after in one run."""
+    checkout = into / "chrysalis-before"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", "-f", str(checkout), ref], cwd=BENCH, check=True, capture_output=True
+    )
+    commit = subprocess.run(["git", "rev-parse", "--short", ref], cwd=BENCH, capture_output=True, text=True)
+    return Peer(
+        f"chrysalis@{commit.stdout.strip() or ref}",
+        f"chrysalis run at {ref} (same CLI and flags, the same venv's packages)",
+        "built-in read_file (policy, guards, events, traces)",
+        ("chrysalis-forge", "pydantic-ai-slim", "openai"),
+        "read_file",
+        "text",
+        source=checkout / "src",
+    )
+
+
 def peer_python(peer: Peer) -> Path:
     """The interpreter a peer runs in: its own venv's, or this one (the main ``.venv``) for chrysalis."""
     return Path(sys.executable) if peer.driver is None else VENVS / peer.key / "bin" / "python"
@@ -340,9 +360,11 @@ def is_set_up(peer: Peer) -> bool:
 def peer_command(peer: Peer, base_url: str, workspace: Path, steps: int) -> list[str]:
     """The whole process to time: the peer's driver in its venv, or ``chrysalis run`` as a user types it."""
     if peer.driver is None:
-        chrysalis = str(Path(sys.executable).with_name("chrysalis"))
+        chrysalis = [str(Path(sys.executable).with_name("chrysalis"))]
+        if peer.source is not None:  # that commit's package, through its own ``python -m chrysalis``
+            chrysalis = [sys.executable, "-m", "chrysalis"]
         return [
-            chrysalis,
+            *chrysalis,
             "run",
             CHRYSALIS_TASK,
             "--base-url",
@@ -370,12 +392,15 @@ def peer_command(peer: Peer, base_url: str, workspace: Path, steps: int) -> list
     ]
 
 
-def peer_env(scratch: Path) -> dict[str, str]:
+def peer_env(scratch: Path, source: Path | None = None) -> dict[str, str]:
     """The environment every process gets: homes in ``scratch``, nothing that could reach the network.
 
-    ``PYTHONPATH``/``PYTHONHOME`` are dropped so a peer's venv imports only its own packages.
+    ``PYTHONPATH``/``PYTHONHOME`` are dropped so a peer's venv imports only its own packages; a chrysalis
+    at another commit gets that commit's ``src`` first on its path instead.
     """
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}}
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     env.update(
         CHRYSALIS_HOME=str(scratch / "chrysalis-home"),
         MSWEA_GLOBAL_CONFIG_DIR=str(scratch / "mswea"),
@@ -403,7 +428,12 @@ def run_peer_once(peer: Peer, steps: int, timeout: float) -> RunTiming:
             started = time.perf_counter()
             try:
                 proc = subprocess.run(
-                    command, env=peer_env(scratch), cwd=workspace, capture_output=True, text=True, timeout=timeout
+                    command,
+                    env=peer_env(scratch, peer.source),
+                    cwd=workspace,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
                 )
             except subprocess.TimeoutExpired as exc:
                 raise RuntimeError(f"timed out after {timeout:.0f} s") from exc
@@ -762,6 +792,9 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds one whole-process run may take")
     parser.add_argument("--no-in-process", action="store_true", help="skip the in-process profiling table")
+    parser.add_argument(
+        "--before", metavar="REF", help="also measure chrysalis at commit REF in the same rounds (before/after)"
+    )
     args = parser.parse_args()
     if args.steps < 1 or args.runs < 1:
         parser.error("--steps and --runs must be at least 1")
@@ -772,7 +805,13 @@ def main() -> None:
         parser.error(f"unknown peer(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
-    rows = whole_process([known[name] for name in wanted], args.steps, args.runs, args.timeout)
+    chosen = [known[name] for name in wanted]
+    with tempfile.TemporaryDirectory(prefix="overhead-before-") as before_dir:
+        if args.before:
+            chosen.append(chrysalis_at(args.before, Path(before_dir)))
+        rows = whole_process(chosen, args.steps, args.runs, args.timeout)
+    if args.before:  # its checkout is gone with the temporary folder: forget it
+        subprocess.run(["git", "worktree", "prune"], cwd=BENCH, check=False)
     print_whole_process(rows, args.steps, args.runs)
     goal = targets(rows)
     if goal["ratio_measured"] is not None:
