@@ -221,7 +221,7 @@ def run(
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
     from chrysalis.cli.conversation import Conversation
-    from chrysalis.cli.daemon_client import run_through_daemon
+    from chrysalis.cli.daemon.client import run_through_daemon
     from chrysalis.config import chrysalis_home
 
     conversation = Conversation(continue_latest=continue_, resume=resume, fork=fork, subscribe=tuple(subscribe or ()))
@@ -628,7 +628,7 @@ def daemon_start(
     idle: Annotated[str | None, typer.Option("--idle", help="Exit after this many idle minutes (default 30).")] = None,
 ) -> None:
     """Start the warm process for $CHRYSALIS_HOME (runs then skip the ~1 s of imports)."""
-    from chrysalis.cli.daemon_cmd import daemon_start_command
+    from chrysalis.cli.daemon.command import daemon_start_command
 
     raise typer.Exit(_guarded(lambda: daemon_start_command(idle)))
 
@@ -636,7 +636,7 @@ def daemon_start(
 @daemon_app.command("stop")
 def daemon_stop() -> None:
     """Stop the warm process (runs it started go on to their end)."""
-    from chrysalis.cli.daemon_cmd import daemon_stop_command
+    from chrysalis.cli.daemon.command import daemon_stop_command
 
     raise typer.Exit(_guarded(daemon_stop_command))
 
@@ -644,7 +644,7 @@ def daemon_stop() -> None:
 @daemon_app.command("status")
 def daemon_status(json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
     """Say whether the warm process runs (exit 0) or not (exit 1), its pid and how many runs it served."""
-    from chrysalis.cli.daemon_cmd import daemon_status_command
+    from chrysalis.cli.daemon.command import daemon_status_command
 
     raise typer.Exit(_guarded(lambda: daemon_status_command(json_output=json_output)))
 
