@@ -485,7 +485,7 @@ def doctor(
     json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
     """Check the model, keys, sandbox, database and versions, with the fix for each problem (exit 1: no sandbox)."""
-    from chrysalis.cli.doctor_cmd import doctor_command
+    from chrysalis.cli.doctor.command import doctor_command
 
     flags = _flags(
         workspace=workspace, model=model, base_url=base_url, level=level, unsafe_no_sandbox=unsafe_no_sandbox or None
