@@ -32,7 +32,7 @@ def serve_command(
 
         return serve_mcp(settings)
     if acp:
-        from chrysalis.server.acp_agent import serve_acp
+        from chrysalis.server.acp.agent import serve_acp
 
         return serve_acp(settings)
     from chrysalis.server.http_service import serve_http
