@@ -35,6 +35,6 @@ def serve_command(
         from chrysalis.server.acp.agent import serve_acp
 
         return serve_acp(settings)
-    from chrysalis.server.http_service import serve_http
+    from chrysalis.server.http.service import serve_http
 
     return serve_http(settings, host=host, port=port, concurrency=concurrency)
