@@ -220,11 +220,13 @@ def run(
     debug: DebugOpt = False,
 ) -> None:
     """Run one task and stream what the agent does. Exit 0 done, 1 failed, 2 usage, 3 refused, 130 interrupted."""
-    from chrysalis.cli.conversation import Conversation
+    from chrysalis.cli.conversation import ConversationFlags
     from chrysalis.cli.daemon.client import run_through_daemon
     from chrysalis.config import chrysalis_home
 
-    conversation = Conversation(continue_latest=continue_, resume=resume, fork=fork, subscribe=tuple(subscribe or ()))
+    conversation = ConversationFlags(
+        continue_latest=continue_, resume=resume, fork=fork, subscribe=tuple(subscribe or ())
+    )
     if durable and (conversation.given or conversation.subscribe):
         raise typer.Exit(_guarded(conversation.refuse_durable, json_output=json_output))
     if durable:
