@@ -7,10 +7,10 @@ from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.skills import discover_skills
-from chrysalis.cli.app import AlreadyShown
 from chrysalis.cli.approval import terminal_approver
 from chrysalis.cli.conversation import ConversationFlags
 from chrysalis.cli.daemon import client as daemon_client
+from chrysalis.cli.guard import AlreadyShown
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
