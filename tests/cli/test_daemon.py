@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.cli import daemon_wire as wire
-from chrysalis.cli.daemon_client import daemon_status
+from chrysalis.cli.daemon import wire
+from chrysalis.cli.daemon.client import daemon_status
 from chrysalis.config import DB_FILENAME
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, assert_clean_error, chrysalis

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from chrysalis.cli import doctor_cmd, doctor_model
-from chrysalis.cli.doctor_cmd import doctor_command, doctor_report
-from chrysalis.cli.doctor_sections import Problem, Section
+from chrysalis.cli.doctor import command, model
+from chrysalis.cli.doctor.command import doctor_command, doctor_report
+from chrysalis.cli.doctor.sections import Problem, Section
 from chrysalis.config import Settings, load_settings
 from chrysalis.runtime.keys import init_keys
 from chrysalis.stores import Stores
@@ -92,9 +92,9 @@ def test_missing_local_weights_say_which_command_fetches_them(workspace: Path) -
 def test_present_weights_and_runtime_are_no_problem_and_a_missing_runtime_is(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(doctor_model, "is_cached", lambda _info, _home: True)
+    monkeypatch.setattr(model, "is_cached", lambda _info, _home: True)
     assert problems_of(report_for(workspace), "model") == []
-    monkeypatch.setattr(doctor_model, "find_spec", lambda _name: None)
+    monkeypatch.setattr(model, "find_spec", lambda _name: None)
     [problem] = problems_of(report_for(workspace), "model")
     assert "llama-cpp-python is not installed" in problem["problem"]
     assert "pip install 'chrysalis-forge[local]'" in problem["fix"] and "make setup" in problem["fix"]
@@ -196,7 +196,7 @@ def test_versions_come_from_metadata_and_a_pin_that_differs_says_what_to_install
         "agent-client-protocol",
     }
     assert installed["mcp"] == "2.3.0"
-    monkeypatch.setattr(doctor_cmd, "_required_pins", lambda: {"mcp": "9.9.9"})
+    monkeypatch.setattr(command, "_required_pins", lambda: {"mcp": "9.9.9"})
     [problem] = problems_of(report_for(workspace), "versions")
     assert problem == {
         "problem": "mcp 2.3.0, but chrysalis-forge needs mcp==9.9.9",
@@ -225,7 +225,7 @@ def test_one_more_section_is_one_function_and_one_line(
     def extra_section(_settings: Settings) -> Section:
         return Section({"servers": []}, ["extra: nothing configured"], [Problem("x broke", "fix x")])
 
-    monkeypatch.setattr(doctor_cmd, "SECTIONS", (*doctor_cmd.SECTIONS, ("extra", extra_section)))
+    monkeypatch.setattr(command, "SECTIONS", (*command.SECTIONS, ("extra", extra_section)))
     doctor_command({"workspace": workspace}, json_output=True)
     report = json.loads(capsys.readouterr().out)
     assert report["sections"]["extra"] == {

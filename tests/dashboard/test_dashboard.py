@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 
 from chrysalis.config import load_settings
 from chrysalis.events import Start
-from chrysalis.server.dashboard import HEADERS, create_app
-from chrysalis.server.dashboard_pages import QUIET_S, run_page, runs_page
+from chrysalis.server.dashboard.app import HEADERS, create_app
+from chrysalis.server.dashboard.pages import QUIET_S, run_page, runs_page
 from chrysalis.stores import Stores
 from tests.helpers import chrysalis
 

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chrysalis.config import load_settings
-from chrysalis.server.http_runs import DEFAULT_CONCURRENCY, RunService
-from chrysalis.server.http_service import create_app
+from chrysalis.server.http.runs import DEFAULT_CONCURRENCY, RunService
+from chrysalis.server.http.service import create_app
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from acp.schema import (
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
 from chrysalis.events import TextDelta, ToolCall
-from chrysalis.server.acp_modes import check_mode, mode_state, modes_under
-from chrysalis.server.acp_session import AcpSession
+from chrysalis.server.acp.modes import check_mode, mode_state, modes_under
+from chrysalis.server.acp.session import AcpSession
 from tests.helpers import Script, final, tool
 
 

@@ -46,10 +46,10 @@ from chrysalis.events import (
     ToolCall,
     ToolResultEvent,
 )
-from chrysalis.server import acp_agent
-from chrysalis.server.acp_history import history_updates
-from chrysalis.server.acp_inputs import mcp_servers_config, prompt_task
-from chrysalis.server.acp_updates import EventMapper, Update, edited_paths, tool_kind
+from chrysalis.server.acp import agent as acp_agent
+from chrysalis.server.acp.history import history_updates
+from chrysalis.server.acp.inputs import mcp_servers_config, prompt_task
+from chrysalis.server.acp.updates import EventMapper, Update, edited_paths, tool_kind
 from chrysalis.tools.policy import Policy
 
 RUN = "run1"

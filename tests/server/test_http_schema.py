@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 
 from chrysalis.config import Settings, load_settings
-from chrysalis.server.http_runs import RunService
-from chrysalis.server.http_service import create_app
+from chrysalis.server.http.runs import RunService
+from chrysalis.server.http.service import create_app
 
 
 def _app(service: RunService) -> Any:

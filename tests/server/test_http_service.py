@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from chrysalis.errors import UsageError
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from chrysalis.server.http_service import check_exposure
+from chrysalis.server.http.service import check_exposure
 from tests.helpers import chrysalis
 
 ServiceFactory = Callable[..., AbstractContextManager[TestClient]]
@@ -273,7 +273,7 @@ def test_the_listening_socket_says_tcp_so_asyncio_turns_nagle_off(http_service: 
     request waited ~40 ms for the client's delayed ACK (found by bench/http_service.py)."""
     import socket
 
-    from chrysalis.server.http_service import _server
+    from chrysalis.server.http.service import _server
 
     with http_service() as client:
         _uvicorn, sock = _server(client.app, "127.0.0.1", 0, "no worker")  # type: ignore[arg-type]

@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from chrysalis.agent.session import AgentSession
     from chrysalis.stores import SessionInfo
 
-__all__ = ["Conversation"]
+__all__ = ["ConversationFlags"]
 
 
 @dataclass(frozen=True)
-class Conversation:
+class ConversationFlags:
     """The session flags of one ``chrysalis run``; none given means a new session."""
 
     continue_latest: bool = False

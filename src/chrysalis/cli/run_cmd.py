@@ -7,10 +7,10 @@ from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.skills.discovery import discover_skills
-from chrysalis.cli import daemon_client
-from chrysalis.cli.app import AlreadyShown
 from chrysalis.cli.approval import terminal_approver
-from chrysalis.cli.conversation import Conversation
+from chrysalis.cli.conversation import ConversationFlags
+from chrysalis.cli.daemon import client as daemon_client
+from chrysalis.cli.guard import AlreadyShown
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
@@ -19,7 +19,7 @@ __all__ = ["run_command"]
 
 
 def run_command(
-    task: str, flags: dict[str, Any], *, json_output: bool, conversation: Conversation | None = None
+    task: str, flags: dict[str, Any], *, json_output: bool, conversation: ConversationFlags | None = None
 ) -> int:
     """Run ``task`` with settings from ``flags``; every error of the run is shown as an ``error`` event.
 
@@ -30,7 +30,7 @@ def run_command(
     """
     if not task.strip():
         raise UsageError('The task is empty: say what the agent should do, e.g. chrysalis run "fix the failing test".')
-    conversation = conversation or Conversation()
+    conversation = conversation or ConversationFlags()
     conversation.check()
     settings = load_settings(flags)
     print_warnings((*settings.warnings, *discover_skills(settings.workspace, settings.home).warnings()))

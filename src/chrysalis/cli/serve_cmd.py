@@ -32,9 +32,9 @@ def serve_command(
 
         return serve_mcp(settings)
     if acp:
-        from chrysalis.server.acp_agent import serve_acp
+        from chrysalis.server.acp.agent import serve_acp
 
         return serve_acp(settings)
-    from chrysalis.server.http_service import serve_http
+    from chrysalis.server.http.service import serve_http
 
     return serve_http(settings, host=host, port=port, concurrency=concurrency)

@@ -21,6 +21,6 @@ def ui_command(flags: dict[str, Any], *, port: int) -> int:
         raise UsageError(f"--port {port} is not a port: use 1 to 65535, or 0 for a free one (the default).")
     settings = load_settings(flags)
     print_warnings(settings.warnings)
-    from chrysalis.server.dashboard import serve_dashboard
+    from chrysalis.server.dashboard.app import serve_dashboard
 
     return serve_dashboard(settings, port=port)

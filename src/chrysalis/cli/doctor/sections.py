@@ -1,6 +1,6 @@
 """What one part of ``chrysalis doctor`` reports: facts, the lines a person reads, and problems with their fixes.
 
-Every section is a function ``Settings -> Section`` listed once in ``doctor_cmd.SECTIONS``; the
+Every section is a function ``Settings -> Section`` listed once in ``command.SECTIONS``; the
 command prints each section's lines and problems, and ``--json`` gives each section's facts with
 its problems. A problem always carries the exact command or setting that fixes it.
 """
@@ -50,7 +50,7 @@ class Section:
 
 
 SectionCheck = Callable[[Settings], Section]
-"""What each entry of ``doctor_cmd.SECTIONS`` is."""
+"""What each entry of ``command.SECTIONS`` is."""
 
 
 def is_loopback(url: str) -> bool:

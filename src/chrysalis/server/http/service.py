@@ -7,7 +7,7 @@
     GET    /v1/models            the model catalogue;  GET /v1/stats: the eval store's summary
     GET    /v1/health            the service answers;  GET /openapi.json: the schema
 
-Runs go through the durable queue (``http_runs``). Every error is ``{"error": {"field", "message"}}``:
+Runs go through the durable queue (``runs``). Every error is ``{"error": {"field", "message"}}``:
 FastAPI's own 422 for a bad body is answered as 400, so a client handles one status for one mistake.
 The service listens on loopback unless ``--host`` says otherwise, and then only with ``CHRYSALIS_API_KEY``
 set; with a key, every request needs ``Authorization: Bearer KEY``. docs/http.md has the rest.
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import uvicorn
     from fastapi import FastAPI
 
-    from chrysalis.server.http_runs import RunService
+    from chrysalis.server.http.runs import RunService
 
 __all__ = ["API_KEY_ENV", "check_exposure", "create_app", "serve_http"]
 
@@ -65,8 +65,8 @@ def create_app(service: RunService, *, api_key: str | None = None) -> FastAPI:
     from fastapi import FastAPI
 
     from chrysalis import __version__
-    from chrysalis.server.http_errors import install_error_handlers
-    from chrysalis.server.http_routes import add_routes
+    from chrysalis.server.http.errors import install_error_handlers
+    from chrysalis.server.http.routes import add_routes
 
     about = "Queue agent runs, follow their events, read the model catalogue and the eval store."
     app = FastAPI(title="Chrysalis Forge", version=__version__, description=about, docs_url=None, redoc_url=None)
@@ -89,7 +89,7 @@ def serve_http(settings: Settings, *, host: str, port: int, concurrency: int = 2
 
     api_key = os.environ.get(API_KEY_ENV, "").strip() or None  # a blank key is no key
     check_exposure(host, api_key)
-    from chrysalis.server.http_runs import RunService
+    from chrysalis.server.http.runs import RunService
 
     service = RunService(settings, concurrency=concurrency)
     app = create_app(service, api_key=api_key)

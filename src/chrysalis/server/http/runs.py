@@ -21,7 +21,7 @@ from chrysalis.config import Settings, load_settings
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunRecord, RunStore
-from chrysalis.server.http_models import RunRequest, RunStatus, RunView
+from chrysalis.server.http.models import RunRequest, RunStatus, RunView
 
 if TYPE_CHECKING:
     from chrysalis.runtime.worker import Worker

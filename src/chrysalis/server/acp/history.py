@@ -22,7 +22,7 @@ from acp.helpers import (
 )
 from acp.schema import FileEditToolCallContent
 
-from chrysalis.server.acp_updates import Update, tool_kind, tool_title
+from chrysalis.server.acp.updates import Update, tool_kind, tool_title
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequestPart, ModelResponsePart

@@ -14,7 +14,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.server.http_runs import Finished, NoSuchRun, Unacceptable
+from chrysalis.server.http.runs import Finished, NoSuchRun, Unacceptable
 
 if TYPE_CHECKING:
     from fastapi import FastAPI, Request

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from chrysalis.cli import daemon_wire as wire
+from chrysalis.cli.daemon import wire
 
 __all__ = ["IN_DAEMON_CHILD", "daemon_status", "run_through_daemon", "start_daemon", "stop_daemon"]
 
@@ -140,7 +140,7 @@ def start_daemon(home: Path, *, idle: float | None = None, wait: float | None = 
 
     With ``wait``, poll (up to that many seconds) until it answers; the caller checks ``daemon_status``.
     """
-    command = [sys.executable, "-P", "-m", "chrysalis.cli.daemon_server", "--home", str(home)]
+    command = [sys.executable, "-P", "-m", "chrysalis.cli.daemon.server", "--home", str(home)]
     if idle is not None:
         command += ["--idle", str(idle)]
     log = wire.log_path(home)

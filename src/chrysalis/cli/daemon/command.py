@@ -7,8 +7,8 @@ import time
 
 from rich.console import Console
 
-from chrysalis.cli.daemon_client import daemon_status, start_daemon, stop_daemon
-from chrysalis.cli.daemon_wire import log_path
+from chrysalis.cli.daemon.client import daemon_status, start_daemon, stop_daemon
+from chrysalis.cli.daemon.wire import log_path
 from chrysalis.config import chrysalis_home
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
 

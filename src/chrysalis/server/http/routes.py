@@ -17,7 +17,7 @@ from fastapi import FastAPI, Header, Query
 from sse_starlette import EventSourceResponse
 
 from chrysalis import __version__
-from chrysalis.server.http_models import (
+from chrysalis.server.http.models import (
     ErrorBody,
     Health,
     ModelsView,
@@ -30,7 +30,7 @@ from chrysalis.server.http_models import (
 )
 
 if TYPE_CHECKING:
-    from chrysalis.server.http_runs import RunService
+    from chrysalis.server.http.runs import RunService
 
 __all__ = ["EVENTS_POLL_S", "LIST_LIMIT", "add_routes"]
 

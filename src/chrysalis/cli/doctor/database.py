@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from chrysalis.cli.doctor_sections import Problem, Section
+from chrysalis.cli.doctor.sections import Problem, Section
 from chrysalis.config import Settings, without_password
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.stores.db import SCHEMA_VERSION

@@ -8,7 +8,7 @@ working folder, environment, umask and arguments, runs the ordinary command line
 exit code. Nothing of one run survives into the next: each child is a fresh copy of a process that
 has imported modules and done nothing else (no settings, stores, threads or event loop).
 
-    python -m chrysalis.cli.daemon_server --home DIR [--idle SECONDS]
+    python -m chrysalis.cli.daemon.server --home DIR [--idle SECONDS]
 
 (``chrysalis daemon start`` starts it detached; it exits after ``--idle`` seconds without a
 request, on ``chrysalis daemon stop``, or when its code changed on disk.)
@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from chrysalis.cli import daemon_wire as wire
+from chrysalis.cli.daemon import wire
 
 __all__ = ["OPTIONAL_PRELOAD", "PRELOAD", "main"]
 
@@ -186,7 +186,7 @@ def _become_client(request: dict[str, Any], fds: list[int]) -> None:
     os.umask(int(request["umask"]))
     sys.argv = ["chrysalis", *request["argv"]]
     sys.path[:] = [str(entry) for entry in request["sys_path"]]
-    from chrysalis.cli import daemon_client
+    from chrysalis.cli.daemon import client as daemon_client
 
     daemon_client.IN_DAEMON_CHILD = True
 
@@ -268,7 +268,7 @@ def _listen(path: Path) -> socket.socket:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the daemon for ``--home`` until it is idle, stopped or stale; 0 also when one already runs."""
-    parser = argparse.ArgumentParser(prog="python -m chrysalis.cli.daemon_server")
+    parser = argparse.ArgumentParser(prog="python -m chrysalis.cli.daemon.server")
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE_SECONDS)
     args = parser.parse_args(argv)

@@ -3,8 +3,8 @@
 Protocol version 1, through the ``agent-client-protocol`` SDK: ``initialize``, ``session/new`` (in the
 client's ``cwd``, with its MCP servers), ``session/prompt`` (streamed updates, then a ``stopReason``),
 ``session/cancel``, ``session/load`` (a stored conversation, replayed, then continued) and
-``session/set_mode`` (our modes, narrowed only: ``acp_modes``). Approvals
-become ``session/request_permission`` requests (``acp_session``). A session's id is its stored
+``session/set_mode`` (our modes, narrowed only: ``modes.py``). Approvals
+become ``session/request_permission`` requests (``session.py``). A session's id is its stored
 conversation's, so any later process can load it.
 
 Settings come as for every run: config files, ``CHRYSALIS_*`` variables, the flags of ``chrysalis
@@ -39,8 +39,8 @@ from acp.schema import (
 
 from chrysalis.config import Settings, load_settings
 from chrysalis.errors import ChrysalisError, UsageError
-from chrysalis.server.acp_inputs import ClientMcpServer, PromptBlock, mcp_servers_config, prompt_task
-from chrysalis.server.acp_session import AcpSession, BusyError
+from chrysalis.server.acp.inputs import ClientMcpServer, PromptBlock, mcp_servers_config, prompt_task
+from chrysalis.server.acp.session import AcpSession, BusyError
 
 __all__ = ["ChrysalisAcpAgent", "serve_acp"]
 

@@ -9,7 +9,7 @@ including unknown paths, gets 403 and a short page that says to use the printed 
 
 The pages are server-rendered HTML with inline CSS and no script (the Content-Security-Policy
 forbids scripts and every outside source), so nothing is fetched from the network. Pages:
-``dashboard_pages.py`` (runs, stats, queue) and ``dashboard_views.py`` (archive grid, plan trees).
+``pages.py`` (runs, stats, queue) and ``views.py`` (archive grid, plan trees).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from urllib.parse import urlencode
 
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_OK, ChrysalisError, UsageError
-from chrysalis.server import dashboard_pages as pages
-from chrysalis.server.dashboard_data import DashboardData
-from chrysalis.server.dashboard_views import archive_page, decompositions_page
+from chrysalis.server.dashboard import pages
+from chrysalis.server.dashboard.data import DashboardData
+from chrysalis.server.dashboard.views import archive_page, decompositions_page
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette

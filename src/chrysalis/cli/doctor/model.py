@@ -15,7 +15,7 @@ import stat
 from importlib.util import find_spec
 from typing import Any
 
-from chrysalis.cli.doctor_sections import Problem, Section, is_loopback, loopback_answers
+from chrysalis.cli.doctor.sections import Problem, Section, is_loopback, loopback_answers
 from chrysalis.config import DEFAULT_MODEL, Settings
 from chrysalis.errors import ChrysalisError
 from chrysalis.llm.local.catalog import LOCAL_MODELS, get_local_model

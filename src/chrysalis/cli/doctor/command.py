@@ -4,7 +4,7 @@ Sections, in order (``SECTIONS``): the model (weights, llama runtime, key, a loc
 answering), keys (the approval key pair, provider keys), the sandbox (which one confines commands,
 what it allows), the database (the SQLite stores, the runtime's database), MCP servers, and the
 versions of the packages a bug report needs. Each problem line says what is wrong and what to run
-or set. Adding a section is one function ``Settings -> Section`` (``doctor_sections``) and one line
+or set. Adding a section is one function ``Settings -> Section`` (``sections``) and one line
 in ``SECTIONS``.
 
 Exit 0 when commands can run (in a sandbox, or unconfined because ``--unsafe-no-sandbox`` was
@@ -22,9 +22,9 @@ import sys
 from importlib import metadata
 from typing import Any
 
-from chrysalis.cli.doctor_database import database_section
-from chrysalis.cli.doctor_model import keys_section, model_section
-from chrysalis.cli.doctor_sections import Problem, Section, SectionCheck
+from chrysalis.cli.doctor.database import database_section
+from chrysalis.cli.doctor.model import keys_section, model_section
+from chrysalis.cli.doctor.sections import Problem, Section, SectionCheck
 from chrysalis.config import Settings, load_settings
 from chrysalis.tools.sandbox import UNAVAILABLE_FIX, SandboxOptions, describe
 from chrysalis.tools.sandbox_env import ALLOWED_NAMES, ALLOWED_PREFIXES

@@ -1,7 +1,7 @@
 """The dashboard's pages that are tables: runs and one run's events, the eval stats, the durable queue.
 
 Each function takes what ``DashboardData`` read and returns a whole document; the archive grid and
-the decomposition trees are in ``dashboard_views.py``. A page with nothing to show says which
+the decomposition trees are in ``views.py``. A page with nothing to show says which
 command would fill it.
 """
 
@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.server.dashboard_html import (
+from chrysalis.server.dashboard.html import (
     Safe,
     badge,
     empty,

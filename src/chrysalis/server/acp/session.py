@@ -21,9 +21,9 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import Settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.events import Event
-from chrysalis.server.acp_history import history_updates
-from chrysalis.server.acp_modes import check_mode, mode_state
-from chrysalis.server.acp_updates import EventMapper, Update
+from chrysalis.server.acp.history import history_updates
+from chrysalis.server.acp.modes import check_mode, mode_state
+from chrysalis.server.acp.updates import EventMapper, Update
 from chrysalis.tools.policy import Policy
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chrysalis.server.dashboard_data import ArchiveView, Decomposition
-from chrysalis.server.dashboard_html import Safe, badge, empty, esc, join, link, page, seconds, table, url, when
-from chrysalis.server.dashboard_pages import status_badge
+from chrysalis.server.dashboard.data import ArchiveView, Decomposition
+from chrysalis.server.dashboard.html import Safe, badge, empty, esc, join, link, page, seconds, table, url, when
+from chrysalis.server.dashboard.pages import status_badge
 from chrysalis.stores import Pattern
 
 __all__ = ["archive_page", "decompositions_page"]
