@@ -20,16 +20,9 @@ def test_library_agent_runs_a_task(workspace: Path) -> None:
     assert result.success and result.output == "It adds." and result.steps == 2
 
 
-def test_configure_sets_defaults_that_arguments_override(workspace: Path) -> None:
-    chrysalis.configure(model="openai:gpt-4o-mini", max_steps=7)
-    try:
-        agent = chrysalis.Agent(workspace=workspace)
+def test_keyword_arguments_are_settings_and_none_carries_over_to_the_next_agent(workspace: Path) -> None:
+    with chrysalis.Agent("openai:gpt-4o-mini", workspace=workspace, max_steps=7) as agent:
         assert agent.settings.model == "openai:gpt-4o-mini" and agent.settings.max_steps == 7
-        agent.close()
-        other = chrysalis.Agent("local:qwen2.5-coder-0.5b", workspace=workspace, max_steps=3)
-        assert other.settings.model == "local:qwen2.5-coder-0.5b" and other.settings.max_steps == 3
-        other.close()
-    finally:
-        from chrysalis import config
-
-        config._process_defaults.clear()
+        assert agent.settings.sources["max_steps"] == "flag --max-steps"
+    with chrysalis.Agent(workspace=workspace) as other:
+        assert other.settings.max_steps == 30 and other.settings.sources["max_steps"] == "default"

@@ -35,8 +35,6 @@ __all__ = [
     "chrysalis_home",
     "coerce_value",
     "load_settings",
-    "process_defaults",
-    "set_process_defaults",
     "split_rule",
 ]
 
@@ -238,20 +236,6 @@ _ALLOWED: dict[str, str] = {
 def env_var(key: str) -> str:
     """The environment variable that sets ``key``."""
     return "CHRYSALIS_" + key.upper()
-
-
-_process_defaults: dict[str, Any] = {}
-"""Settings given to ``chrysalis.configure(...)``: they act as flags for every agent and module made afterwards."""
-
-
-def set_process_defaults(values: Mapping[str, Any]) -> None:
-    """Remember ``values`` (``None`` ignored) as flags for later ``load_settings(process_defaults())`` calls."""
-    _process_defaults.update({key: value for key, value in values.items() if value is not None})
-
-
-def process_defaults() -> dict[str, Any]:
-    """A copy of what ``configure`` set, to merge under explicit arguments."""
-    return dict(_process_defaults)
 
 
 def load_settings(

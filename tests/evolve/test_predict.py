@@ -189,8 +189,8 @@ def test_the_module_model_is_used_and_a_call_model_wins() -> None:
     assert (len(own.requests), len(other.requests)) == (1, 1)
 
 
-def test_configure_sets_the_model_used_when_none_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "_process_defaults", {})
+def test_the_settings_model_is_used_when_none_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHRYSALIS_MODEL", "openai:gpt-4o-mini")
     monkeypatch.setattr(predict, "_models", {})
     fake = Recorder({"answer": 9})
     built: list[str] = []
@@ -200,7 +200,6 @@ def test_configure_sets_the_model_used_when_none_is_given(monkeypatch: pytest.Mo
         return fake.model
 
     monkeypatch.setattr(providers, "build_model", build_model)
-    chrysalis.configure(model="openai:gpt-4o-mini")
     module = chrysalis.Predict(SHORTHAND)
     assert module(question="4 + 5").answer == 9
     assert module(question="1 + 8").answer == 9

@@ -1,7 +1,8 @@
-"""The agent as a library: ``chrysalis.Agent(...).run_sync("task")`` and ``chrysalis.configure(...)``.
+"""The agent as a library: ``chrysalis.Agent(...).run_sync("task")``.
 
 The same session, policy, stores and traces as the CLI; settings come from the same merge
-(keyword arguments act as flags), so a script and ``chrysalis run`` behave alike.
+(keyword arguments act as flags), so a script and ``chrysalis run`` behave alike. Nothing is kept
+between agents: settings shared by every agent of a process belong in ``CHRYSALIS_*`` or a config file.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import load_settings, process_defaults, set_process_defaults
+from chrysalis.config import load_settings
 from chrysalis.events import RunResult
 
 if TYPE_CHECKING:
@@ -20,15 +21,7 @@ if TYPE_CHECKING:
 
     from chrysalis.events import Event
 
-__all__ = ["Agent", "configure"]
-
-
-def configure(*, model: str | None = None, base_url: str | None = None, **settings: Any) -> None:
-    """Set process-wide defaults for agents and modules made afterwards (e.g. ``model="openai:gpt-4o-mini"``).
-
-    Values are validated when an agent is made; explicit arguments to ``Agent`` win over these.
-    """
-    set_process_defaults({"model": model, "base_url": base_url, **settings})
+__all__ = ["Agent"]
 
 
 class Agent:
@@ -47,7 +40,7 @@ class Agent:
         on_event: Callable[[Event], None] | None = None,
         **settings: Any,
     ) -> None:
-        flags = {**process_defaults(), **settings}
+        flags = dict(settings)
         if isinstance(model, str):
             flags["model"] = model
         self.settings = load_settings(flags)

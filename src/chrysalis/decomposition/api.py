@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import load_settings, process_defaults
+from chrysalis.config import load_settings
 from chrysalis.decomposition.run import Decomposer, DecompositionResult
 from chrysalis.events import Event
 
@@ -35,7 +35,7 @@ async def decompose_async(
 ) -> DecompositionResult:
     """Split ``task`` into a plan tree, run its leaves with sub-agents and merge their answers.
 
-    Settings not given come from ``chrysalis.configure``, the environment and config files, as for
+    Settings not given come from the environment and config files, as for
     ``chrysalis run``; ``priority`` sets the decomposition limits and the voting level.
 
     Raises:
@@ -55,7 +55,7 @@ async def decompose_async(
     }
     if isinstance(model, str):
         given["model"] = model
-    settings = load_settings({**process_defaults(), **{k: v for k, v in given.items() if v is not None}})
+    settings = load_settings({k: v for k, v in given.items() if v is not None})
     session = AgentSession(
         settings, model=None if isinstance(model, str) else model, on_event=on_event, approver=approver
     )

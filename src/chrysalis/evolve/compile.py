@@ -114,7 +114,7 @@ def compile(
         metric: ``exact``, ``f1``, ``json``, or ``metric(example, prediction) -> float``.
         options: What to search and how much to spend; ``CompileOptions()`` by default.
         devset: Where variants are scored; by default half of a shuffled trainset (all of it under 4 examples).
-        model: The model the module runs on (the module's own, ``configure``'s, or the default).
+        model: The model the module runs on (the module's own, or the settings' ``model``).
         meta_model: The model that proposes instructions; ``model`` by default.
         home: ``$CHRYSALIS_HOME`` (the store and the compile cache live there).
         progress: Called after every measured variant.

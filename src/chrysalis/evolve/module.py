@@ -92,7 +92,7 @@ class Module:
             instructions: Overrides the signature's instructions (its docstring).
             demos: Few-shot examples, each a dict with every input and output field.
             params: Model parameters: ``temperature``, ``max_tokens``.
-            model: ``provider:name`` or a pydantic-ai ``Model``; ``configure(model=...)`` otherwise.
+            model: ``provider:name`` or a pydantic-ai ``Model``; the settings' ``model`` otherwise.
 
         Raises:
             ValueError: unknown strategy, or a demo lacks a field of the signature.
