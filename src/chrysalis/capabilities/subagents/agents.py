@@ -256,7 +256,7 @@ class SubAgents:
         return dataclasses.replace(
             parent,
             level=level,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             max_steps=steps,
             budget=self._carved_budget(),
             profile=args.profile,
