@@ -13,7 +13,7 @@ import pytest
 from chrysalis.cli.doctor import command, model
 from chrysalis.cli.doctor.command import doctor_command, doctor_report
 from chrysalis.cli.doctor.sections import Problem, Section
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.runtime.keys import init_keys
 from chrysalis.stores import Stores
 from chrysalis.stores.db import SCHEMA_VERSION
@@ -46,11 +46,11 @@ def test_no_sandbox_exits_1_saying_how_to_fix_it_unless_unsafe_is_given(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(sandbox, "probe", lambda kind: Backend(kind, problem="no user namespaces (test)"))
-    assert doctor_command({"workspace": workspace}, json_output=False) == 1
+    assert doctor_command(SettingFlags(workspace=workspace), json_output=False) == 1
     out = capsys.readouterr().out
     assert "NONE WORKS: commands are refused" in out and "--unsafe-no-sandbox" in out
     assert "landlock: does not work: no user namespaces (test)" in out
-    assert doctor_command({"workspace": workspace, "unsafe_no_sandbox": True}, json_output=False) == 0
+    assert doctor_command(SettingFlags(workspace=workspace, unsafe_no_sandbox=True), json_output=False) == 0
     assert "commands run UNCONFINED" in capsys.readouterr().out
 
 
@@ -207,7 +207,7 @@ def test_versions_come_from_metadata_and_a_pin_that_differs_says_what_to_install
 def test_the_text_shows_each_problem_with_its_fix_and_problems_other_than_the_sandbox_keep_exit_0(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = doctor_command({"workspace": workspace, "model": "openai:gpt-4o-mini"}, json_output=False)
+    code = doctor_command(SettingFlags(workspace=workspace, model="openai:gpt-4o-mini"), json_output=False)
     out = capsys.readouterr().out
     box = describe(SandboxOptions(), workspace.resolve())
     assert code == (1 if box["commands_refused"] else 0)
@@ -226,7 +226,7 @@ def test_one_more_section_is_one_function_and_one_line(
         return Section({"servers": []}, ["extra: nothing configured"], [Problem("x broke", "fix x")])
 
     monkeypatch.setattr(command, "SECTIONS", (*command.SECTIONS, ("extra", extra_section)))
-    doctor_command({"workspace": workspace}, json_output=True)
+    doctor_command(SettingFlags(workspace=workspace), json_output=True)
     report = json.loads(capsys.readouterr().out)
     assert report["sections"]["extra"] == {
         "servers": [],

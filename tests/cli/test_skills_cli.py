@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.cli.skills_cmd import skills_lint_command, skills_list_command, skills_show_command
+from chrysalis.config import SettingFlags
 from chrysalis.errors import UsageError
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import assert_clean_error, chrysalis
@@ -36,7 +37,7 @@ def skills(workspace: Path, chrysalis_home: Path, monkeypatch: pytest.MonkeyPatc
 def test_list_shows_name_where_description_and_what_is_hidden(
     skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert skills_list_command({}, json_output=False) == 0
+    assert skills_list_command(SettingFlags(), json_output=False) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         "deploy  workspace  Deploy this project. Use when asked to ship.",
@@ -47,7 +48,7 @@ def test_list_shows_name_where_description_and_what_is_hidden(
 
 def test_list_json(skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     project, user = skills
-    assert skills_list_command({}, json_output=True) == 0
+    assert skills_list_command(SettingFlags(), json_output=True) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows == [
         {
@@ -78,7 +79,7 @@ def test_list_with_no_skills_says_where_to_put_them(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(workspace)
-    assert skills_list_command({}, json_output=False) == 0
+    assert skills_list_command(SettingFlags(), json_output=False) == 0
     out = capsys.readouterr().out
     assert out.startswith("No skills. Put one in .chrysalis/skills or ") and "NAME/SKILL.md" in out
 
@@ -87,30 +88,30 @@ def test_list_warns_about_a_broken_skill_and_lists_the_rest(
     skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     add_skill(skills[0], "broken", text="no front matter\n")
-    assert skills_list_command({}, json_output=True) == 0
+    assert skills_list_command(SettingFlags(), json_output=True) == 0
     captured = capsys.readouterr()
     assert [row["name"] for row in json.loads(captured.out)] == ["deploy", "deploy", "notes"]
     assert ".chrysalis/skills/broken/SKILL.md:1: no front matter" in " ".join(captured.err.split())
 
 
 def test_show_prints_the_skill_a_run_would_read(skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert skills_show_command("deploy", {}) == 0
+    assert skills_show_command("deploy", SettingFlags()) == 0
     text = GOOD.format(name="deploy", description="Deploy this project. Use when asked to ship.")
     assert capsys.readouterr().out == text
 
 
 def test_show_of_an_unknown_or_broken_skill_is_a_usage_error(skills: tuple[Path, Path]) -> None:
     with pytest.raises(UsageError, match=r"No skill is named 'deplo'\. The skills are: deploy, notes\.") as caught:
-        skills_show_command("deplo", {})
+        skills_show_command("deplo", SettingFlags())
     assert caught.value.exit_code == 2
     add_skill(skills[0], "broken", text="---\nname: broken\n")
     left_out = r"'broken' is left out of runs: \.chrysalis/skills/broken/SKILL\.md:1: .*closed"
     with pytest.raises(UsageError, match=left_out):
-        skills_show_command("broken", {})
+        skills_show_command("broken", SettingFlags())
 
 
 def test_lint_of_clean_skills_exits_0(skills: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert skills_lint_command([], {}) == 0
+    assert skills_lint_command([], SettingFlags()) == 0
     assert capsys.readouterr().out == "3 skills checked: no problems.\n"
 
 
@@ -121,7 +122,7 @@ def test_lint_prints_file_line_message_and_exits_2(
     add_skill(project, "Bad", text="---\nname: Bad\ndescription: d\n---\nSee [x](x.md).\n")
     add_skill(project, "lower", text="")
     (project / "lower" / "SKILL.md").rename(project / "lower" / "skill.md")
-    assert skills_lint_command([], {}) == 2
+    assert skills_lint_command([], SettingFlags()) == 2
     out = capsys.readouterr().out.splitlines()
     assert out == [
         ".chrysalis/skills/Bad/SKILL.md:2: 'name' 'Bad' may hold only lowercase letters, digits and single hyphens "
@@ -131,17 +132,17 @@ def test_lint_prints_file_line_message_and_exits_2(
         ".chrysalis/skills/lower/skill.md:1: is named 'skill.md'; it must be 'SKILL.md'",
         "3 problems in 2 of 5 skill file(s).",
     ]
-    assert skills_lint_command([project / "Bad"], {}) == 2
+    assert skills_lint_command([project / "Bad"], SettingFlags()) == 2
     assert capsys.readouterr().out.endswith("2 problems in 1 of 1 skill file(s).\n")
-    assert skills_lint_command([user], {}) == 0
-    assert skills_lint_command([user / "notes" / "SKILL.md"], {}) == 0
+    assert skills_lint_command([user], SettingFlags()) == 0
+    assert skills_lint_command([user / "notes" / "SKILL.md"], SettingFlags()) == 0
 
 
 def test_lint_of_a_path_with_no_skill_is_a_usage_error(workspace: Path) -> None:
     with pytest.raises(UsageError, match=r"no such file or folder; give a SKILL\.md"):
-        skills_lint_command([workspace / "nope"], {})
+        skills_lint_command([workspace / "nope"], SettingFlags())
     with pytest.raises(UsageError, match=r"no SKILL\.md here"):
-        skills_lint_command([workspace / "tests"], {})
+        skills_lint_command([workspace / "tests"], SettingFlags())
 
 
 def test_the_commands_as_a_user_runs_them(workspace: Path, chrysalis_home: Path) -> None:

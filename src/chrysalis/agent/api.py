@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.events import RunResult
 
 if TYPE_CHECKING:
@@ -40,9 +41,9 @@ class Agent:
         on_event: Callable[[Event], None] | None = None,
         **settings: Any,
     ) -> None:
-        flags = dict(settings)
+        flags = SettingFlags.from_mapping(settings)
         if isinstance(model, str):
-            flags["model"] = model
+            flags = replace(flags, model=model)
         self.settings = load_settings(flags)
         self.session = AgentSession(
             self.settings, model=None if isinstance(model, str) else model, approver=approver, on_event=on_event

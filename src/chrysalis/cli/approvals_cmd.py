@@ -23,7 +23,7 @@ __all__ = ["approvals_command", "approve_command"]
 
 
 def _url() -> str:
-    settings = load_settings({})
+    settings = load_settings()
     print_warnings(settings.warnings)
     return database_url(settings)
 

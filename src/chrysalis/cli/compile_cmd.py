@@ -50,14 +50,14 @@ def compile_command(
 
     The module's own model is used unless ``--model`` is given; ``--base-url`` sends it to that server.
     """
-    from chrysalis.config import load_settings
+    from chrysalis.config import SettingFlags, load_settings
     from chrysalis.evolve.compile import compile as compile_module
 
     module, source = load_target(target)
     trainset = load_examples(train, "--train")
     devset = load_examples(dev, "--dev") if dev is not None else None
     metric_value = _metric(metric, source, target)
-    settings = load_settings({"model": model, "base_url": base_url})
+    settings = load_settings(SettingFlags(model=model, base_url=base_url))
     chosen: str | Model | None = settings.model if model is not None or module.model is None else module.model
     if settings.base_url is not None:
         from chrysalis.llm.providers import build_model

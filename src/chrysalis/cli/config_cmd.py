@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from chrysalis.cli.render import print_warnings
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 
 __all__ = ["show_config"]
 
 
-def show_config(flags: dict[str, Any], console: Console | None = None) -> int:
+def show_config(flags: SettingFlags, console: Console | None = None) -> int:
     """Print a table of key, value and source (flag, env var, file:line or default)."""
     settings = load_settings(flags)
     print_warnings(settings.warnings)

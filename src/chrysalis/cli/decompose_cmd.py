@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
 
 from rich.console import Console
 from rich.live import Live
@@ -19,7 +18,7 @@ from rich.tree import Tree
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.approval import terminal_approver
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.decomposition.run import Decomposer
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from chrysalis.events import Event, PlanEnd, PlanNodeEvent, Start, ToolCall
@@ -86,7 +85,7 @@ class PlanTree:
             self._add(branch, child)
 
 
-def decompose_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
+def decompose_command(task: str, flags: SettingFlags, *, json_output: bool) -> int:
     """Decompose and run ``task``; exit 0 when every leaf succeeded, 1 otherwise."""
     if not task.strip():
         raise UsageError('The task is empty: say what to do, e.g. chrysalis decompose "add tests for utils.py".')

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
 
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
 from chrysalis.events import Event
 from chrysalis.evolve.priority import plan_for
@@ -27,7 +26,7 @@ MAX_TOKENS = 512
 
 
 def fix_command(
-    flags: dict[str, Any],
+    flags: SettingFlags,
     *,
     test: str | None,
     samples: int,

@@ -9,13 +9,12 @@ a bad ``--scope`` exit 2 with the fix (a syntax error with the parser's line and
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
 from rich.markup import escape
 
 from chrysalis.capabilities.knowledge.tools import QUERY_TIMEOUT_S, graph_scopes
 from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
+from chrysalis.config import SettingFlags
 from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.stores import Stores
 from chrysalis.stores.knowledge import EXAMPLE_QUERY, QueryError
@@ -27,7 +26,7 @@ MAX_ROWS = 1000
 """Rows (or triples) a query prints; it says when more matched."""
 
 
-def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool) -> int:
+def kg_query_command(flags: SettingFlags, sparql: str, *, json_output: bool) -> int:
     """Run ``sparql`` over this workspace's and the global triples and print what it found.
 
     Raises:
@@ -48,7 +47,7 @@ def kg_query_command(flags: Mapping[str, Any], sparql: str, *, json_output: bool
     return EXIT_OK
 
 
-def kg_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bool) -> int:
+def kg_list_command(flags: SettingFlags, *, scope: str, json_output: bool) -> int:
     """Print the triples of ``scope`` (workspace, global or all), oldest first.
 
     Raises:

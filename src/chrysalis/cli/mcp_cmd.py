@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from chrysalis.capabilities.mcp.servers import server_states
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["mcp_list_command"]
 
 
-def mcp_list_command(flags: dict[str, Any], *, json_output: bool) -> int:
+def mcp_list_command(flags: SettingFlags, *, json_output: bool) -> int:
     """List the servers of ``$CHRYSALIS_HOME/mcp.json`` and the workspace's ``.mcp.json`` / ``.chrysalis/mcp.json``."""
     settings = load_settings(flags)
     servers = asyncio.run(server_states(settings))

@@ -11,14 +11,13 @@ an unknown id, and an embedder that cannot be used, exit 2 with the fix.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 
 from chrysalis.capabilities.memory.tools import open_memory, run_scopes, show_hit
 from chrysalis.cli.scoped import SCOPES, check_scope, listing_console, scopes_of, settings_for
+from chrysalis.config import SettingFlags
 from chrysalis.errors import EXIT_OK, ModelError, UsageError
 from chrysalis.stores import MemoryHit, Stores
 from chrysalis.stores.memory import MAX_K
@@ -26,7 +25,7 @@ from chrysalis.stores.memory import MAX_K
 __all__ = ["SCOPES", "memory_forget_command", "memory_list_command", "memory_reindex_command", "memory_search_command"]
 
 
-def memory_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bool) -> int:
+def memory_list_command(flags: SettingFlags, *, scope: str, json_output: bool) -> int:
     """Print the memories of ``scope`` (workspace, global or all), newest first.
 
     Raises:
@@ -49,7 +48,7 @@ def memory_list_command(flags: Mapping[str, Any], *, scope: str, json_output: bo
     return EXIT_OK
 
 
-def memory_search_command(flags: Mapping[str, Any], query: str, *, k: int, json_output: bool) -> int:
+def memory_search_command(flags: SettingFlags, query: str, *, k: int, json_output: bool) -> int:
     """Print the ``k`` memories of this workspace and the global scope that best match ``query``.
 
     Raises:
@@ -109,7 +108,7 @@ def memory_forget_command(memory_id: str, *, json_output: bool, home: Path) -> i
     return EXIT_OK
 
 
-def memory_reindex_command(flags: Mapping[str, Any], *, everything: bool, json_output: bool) -> int:
+def memory_reindex_command(flags: SettingFlags, *, everything: bool, json_output: bool) -> int:
     """Embed every memory that has no vector of the configured embedder (every memory with ``everything``).
 
     Raises:

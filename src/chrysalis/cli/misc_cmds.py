@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from chrysalis.config import chrysalis_home, load_settings
+from chrysalis.config import SettingFlags, chrysalis_home, load_settings
 from chrysalis.stores import Stores
 
 __all__ = ["models_fetch_command", "models_list_command", "stats_command", "undo_command"]
@@ -22,7 +22,7 @@ def stats_command() -> int:
     return 0
 
 
-def undo_command(flags: dict[str, Any], run_id: str | None) -> int:
+def undo_command(flags: SettingFlags, run_id: str | None) -> int:
     """Restore the files a run changed, with its tools and its commands; say what undo leaves as it is."""
     settings = load_settings(flags)
     with Stores.open(settings.home) as stores:
@@ -36,7 +36,7 @@ def undo_command(flags: dict[str, Any], run_id: str | None) -> int:
     return 0
 
 
-def models_list_command(flags: dict[str, Any], *, discover: bool = False, json_output: bool = False) -> int:
+def models_list_command(flags: SettingFlags, *, discover: bool = False, json_output: bool = False) -> int:
     """List local and remote models and the catalogue (with ``discover``, what providers list), then what was learned.
 
     ``--json`` prints one object: ``models`` (the catalogue's cards), ``auto`` (the candidates of

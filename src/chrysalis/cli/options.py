@@ -8,9 +8,12 @@ so a bad flag and a bad config file get the same kind of message. Only typer is 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from chrysalis.config import SettingFlags
 
 __all__ = [
     "BaseUrlOpt",
@@ -78,9 +81,11 @@ JsonObjectOpt = Annotated[bool, typer.Option("--json", help="One JSON object.")]
 JsonArrayOpt = Annotated[bool, typer.Option("--json", help="One JSON array.")]
 
 
-def config_flags(**given: Any) -> dict[str, Any]:
-    """The options a command was given, as the flags ``config.load_settings`` takes: the ones left unset are dropped."""
-    flags = {key: value for key, value in given.items() if value is not None}
-    if flags.get("yes") is False:
-        flags.pop("yes")
-    return flags
+def config_flags(**given: Any) -> SettingFlags:
+    """The options a command was given, as the flags ``config.load_settings`` takes: the ones left unset are dropped.
+
+    An option not given is ``None``, or ``False`` for a switch such as ``--yes``, which can only turn a setting on.
+    """
+    from chrysalis.config import SettingFlags
+
+    return SettingFlags(**{key: value for key, value in given.items() if value is not None and value is not False})

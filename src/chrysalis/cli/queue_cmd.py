@@ -14,13 +14,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from chrysalis.cli.render import print_warnings
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.runtime.database import database_url, open_engine, unreachable
 from chrysalis.runtime.runs import RunRecord, RunStore
@@ -35,7 +36,7 @@ def _runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
     """The runtime database's URL and runs; a database that cannot be reached is a clear error (exit 2)."""
     from sqlalchemy.exc import OperationalError
 
-    settings = settings or load_settings({})
+    settings = settings or load_settings()
     url = database_url(settings)
     try:
         with RunStore(open_engine(url)) as runs:
@@ -44,7 +45,12 @@ def _runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
         raise unreachable(url, exc) from exc
 
 
-def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_output: bool) -> int:
+def _options(flags: SettingFlags, settings: Settings) -> dict[str, Any]:
+    """What a queued run keeps of its flags: those given, with the folder it was submitted from (not a worker's cwd)."""
+    return replace(flags, workspace=settings.workspace).as_options()
+
+
+def submit_command(task: str, flags: SettingFlags, *, urgency: str, json_output: bool) -> int:
     """Queue ``task``; prints its id (or ``{"id", "status"}``)."""
     from chrysalis.runtime.queue import priority, submit
 
@@ -53,16 +59,15 @@ def submit_command(task: str, flags: dict[str, Any], *, urgency: str, json_outpu
     priority(urgency)  # a bad --urgency fails before anything is written
     settings = load_settings(flags)
     print_warnings(settings.warnings)
-    options = {**flags, "workspace": str(settings.workspace)}  # where it was submitted from, not the worker's cwd
     with _runs(settings) as (url, runs):
-        record = submit(url, runs, task, options, urgency)
+        record = submit(url, runs, task, _options(flags, settings), urgency)
     print(
         json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output else record.id
     )
     return EXIT_OK
 
 
-def durable_run_command(task: str, flags: dict[str, Any], *, json_output: bool) -> int:
+def durable_run_command(task: str, flags: SettingFlags, *, json_output: bool) -> int:
     """``chrysalis run --durable``: queue the run (critical), execute it in this process, print its events.
 
     Ctrl-C stops this process but not the run: it stays in the queue, and any ``chrysalis worker``
@@ -81,7 +86,7 @@ def durable_run_command(task: str, flags: dict[str, Any], *, json_output: bool) 
     settings = load_settings(flags)
     print_warnings(settings.warnings)
     with _runs(settings) as (url, runs):
-        record = submit(url, runs, task, {**flags, "workspace": str(settings.workspace)}, "critical")
+        record = submit(url, runs, task, _options(flags, settings), "critical")
         worker = Worker(settings, concurrency=1, exit_when_idle=False, until=record.id)
         serving = threading.Thread(target=worker.serve, name="chrysalis-worker", daemon=True)
         serving.start()
@@ -108,7 +113,7 @@ def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency:
         raise UsageError(f"--concurrency {concurrency} is not allowed: a worker runs at least 1 run at a time.")
     if queue_concurrency is not None and queue_concurrency < 1:
         raise UsageError(f"--queue-concurrency {queue_concurrency} is not allowed: use 1 or more, or leave it out.")
-    settings = load_settings({})
+    settings = load_settings()
     print_warnings(settings.warnings)
     from sqlalchemy.exc import OperationalError
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -19,7 +18,7 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.skills.discovery import discover_skills
 from chrysalis.capabilities.subscriptions.following import BadSubscription
 from chrysalis.cli.render import RichRenderer, print_warnings
-from chrysalis.config import MODES, load_settings
+from chrysalis.config import MODES, SettingFlags, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError, UsageError
 
 __all__ = ["SLASH_COMMANDS", "Repl", "repl_command", "show_subscriptions"]
@@ -274,7 +273,7 @@ def _quoted(title: str) -> str:
     return repr(title if len(title) <= 60 else title[:59] + "…")
 
 
-def repl_command(flags: dict[str, Any]) -> int:
+def repl_command(flags: SettingFlags) -> int:
     """Run the interactive loop until /exit or Ctrl-D."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import WordCompleter

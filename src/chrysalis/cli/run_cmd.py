@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.skills.discovery import discover_skills
@@ -12,14 +11,14 @@ from chrysalis.cli.conversation import ConversationFlags
 from chrysalis.cli.daemon import client as daemon_client
 from chrysalis.cli.guard import AlreadyShown
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ChrysalisError, UsageError
 
 __all__ = ["run_command"]
 
 
 def run_command(
-    task: str, flags: dict[str, Any], *, json_output: bool, conversation: ConversationFlags | None = None
+    task: str, flags: SettingFlags, *, json_output: bool, conversation: ConversationFlags | None = None
 ) -> int:
     """Run ``task`` with settings from ``flags``; every error of the run is shown as an ``error`` event.
 

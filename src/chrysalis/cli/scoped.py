@@ -5,14 +5,12 @@ Both stores keep their rows per scope (this workspace's, or ``global``); a listi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from chrysalis.cli.render import print_warnings
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import UsageError
 from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
 
@@ -21,7 +19,7 @@ __all__ = ["SCOPES", "check_scope", "listing_console", "scopes_of", "settings_fo
 SCOPES = ("workspace", "global", "all")
 
 
-def settings_for(flags: Mapping[str, Any]) -> Settings:
+def settings_for(flags: SettingFlags) -> Settings:
     """The settings of ``flags``, their warnings shown."""
     settings = load_settings(flags)
     print_warnings(settings.warnings)

@@ -5,16 +5,14 @@ The servers live in ``chrysalis.server``; each is imported only when chosen, so 
 
 from __future__ import annotations
 
-from typing import Any
-
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.errors import UsageError
 
 __all__ = ["serve_command"]
 
 
 def serve_command(
-    flags: dict[str, Any], *, mcp: bool, acp: bool, http: bool, host: str, port: int, concurrency: int = 2
+    flags: SettingFlags, *, mcp: bool, acp: bool, http: bool, host: str, port: int, concurrency: int = 2
 ) -> int:
     """Serve one protocol until the client goes away (stdio) or Ctrl-C (HTTP)."""
     chosen = [name for name, on in (("--mcp", mcp), ("--acp", acp), ("--http", http)) if on]

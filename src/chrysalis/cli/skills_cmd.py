@@ -22,7 +22,7 @@ from chrysalis.capabilities.skills.discovery import (
 )
 from chrysalis.capabilities.skills.lint import lint_skill
 from chrysalis.cli.render import print_warnings
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import EXIT_OK, EXIT_USAGE, UsageError
 
 __all__ = ["skills_lint_command", "skills_list_command", "skills_show_command"]
@@ -30,7 +30,7 @@ __all__ = ["skills_lint_command", "skills_list_command", "skills_show_command"]
 _DESCRIPTION_COLUMN = 90
 
 
-def skills_list_command(flags: dict[str, Any], *, json_output: bool) -> int:
+def skills_list_command(flags: SettingFlags, *, json_output: bool) -> int:
     """Print each skill: name, where it was found, description, and whether a workspace skill hides it."""
     settings = load_settings(flags)
     found = discover_skills(settings.workspace, settings.home)
@@ -65,7 +65,7 @@ def _as_json(skill: Skill, shadowed: bool) -> dict[str, Any]:
     }
 
 
-def skills_show_command(name: str, flags: dict[str, Any]) -> int:
+def skills_show_command(name: str, flags: SettingFlags) -> int:
     """Print the SKILL.md of the skill a run would read as ``name``.
 
     Raises:
@@ -87,7 +87,7 @@ def skills_show_command(name: str, flags: dict[str, Any]) -> int:
     raise UsageError(f"No skill is named {name!r}. The skills are: {known}.")
 
 
-def skills_lint_command(paths: list[Path], flags: dict[str, Any]) -> int:
+def skills_lint_command(paths: list[Path], flags: SettingFlags) -> int:
     """Print ``FILE:LINE: message`` for each problem of the given skills (default: every one found).
 
     Returns 0 when there is none, 2 when there is any.

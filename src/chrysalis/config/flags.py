@@ -53,6 +53,8 @@ class SettingFlags:
     def from_mapping(cls, values: Mapping[str, Any]) -> SettingFlags:
         """Flags from a mapping of setting names (an API's keyword arguments, a queued run's options).
 
+        A ``None`` value is a flag not given.
+
         Raises:
             ConfigError: a name that is no setting (the message lists the settings).
         """

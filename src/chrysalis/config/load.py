@@ -62,9 +62,7 @@ def load_settings(
 
 
 def _as_flags(flags: SettingFlags | Mapping[str, Any] | None) -> SettingFlags:
-    if isinstance(flags, SettingFlags):
-        return flags
-    return SettingFlags.from_mapping({key: value for key, value in (flags or {}).items() if value is not None})
+    return flags if isinstance(flags, SettingFlags) else SettingFlags.from_mapping(flags or {})
 
 
 def _early_workspace(flags: Mapping[str, Any], env: Mapping[str, str]) -> Path:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import load_settings
+from chrysalis.config import SettingFlags, load_settings
 from chrysalis.decomposition.run import Decomposer, DecompositionResult
 from chrysalis.events import Event
 
@@ -44,18 +44,17 @@ async def decompose_async(
     """
     if not task.strip():
         raise ValueError("decompose needs a task: say what to do, e.g. decompose('add type hints to utils.py')")
-    given: dict[str, Any] = {
-        "priority": priority,
-        "workspace": workspace,
-        "level": level,
-        "mode": mode,
-        "yes": yes,
-        "budget": budget,
-        "base_url": base_url,
-    }
-    if isinstance(model, str):
-        given["model"] = model
-    settings = load_settings({k: v for k, v in given.items() if v is not None})
+    flags = SettingFlags(
+        model=model if isinstance(model, str) else None,
+        priority=priority,
+        workspace=workspace,
+        level=level,
+        mode=mode,
+        yes=yes,
+        budget=budget,
+        base_url=base_url,
+    )
+    settings = load_settings(flags)
     session = AgentSession(
         settings, model=None if isinstance(model, str) else model, on_event=on_event, approver=approver
     )

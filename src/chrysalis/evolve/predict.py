@@ -47,10 +47,10 @@ def resolve_model(model: str | Model | None) -> Model:
 
     if isinstance(model, ModelBase):
         return model
-    from chrysalis.config import load_settings
+    from chrysalis.config import SettingFlags, load_settings
     from chrysalis.llm.providers import build_model
 
-    settings = load_settings({"model": model})
+    settings = load_settings(SettingFlags(model=model))
     key = (settings.model, settings.base_url)
     if key not in _models:
         _models[key] = build_model(settings)

@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.config import Settings, load_settings, without_password
+from chrysalis.config import SettingFlags, Settings, load_settings, without_password
 from chrysalis.errors import ChrysalisError
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
@@ -213,7 +213,7 @@ async def execute_run(run_id: str) -> str:
     runs.set_status(run_id, "running", worker=_context.worker_id)
     _say(f"run {run_id}: started ({record.urgency}) {record.task[:60]!r}")
     try:
-        settings = load_settings(record.options)
+        settings = load_settings(SettingFlags.from_mapping(record.options))
     except ChrysalisError as exc:  # the config changed under the queued run: say so, do not crash the worker
         runs.set_status(run_id, "failed", error=str(exc))
         return "failed"

@@ -147,9 +147,11 @@ def run(
         unsafe_no_sandbox=unsafe_no_sandbox or None,
     )
     if durable:
+        from dataclasses import replace
+
         from chrysalis.cli.queue_cmd import durable_run_command
 
-        queued = {key: value for key, value in flags.items() if key != "judge"}  # a durable run takes no --judge
+        queued = replace(flags, judge=None)  # a durable run takes no --judge
         raise typer.Exit(guarded(lambda: durable_run_command(task, queued, json_output=json_output)))
     warm = run_through_daemon(invocation.argv, chrysalis_home()) if invocation.argv else None
     if warm is not None:

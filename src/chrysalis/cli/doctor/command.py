@@ -25,7 +25,7 @@ from typing import Any
 from chrysalis.cli.doctor.database import database_section
 from chrysalis.cli.doctor.model import keys_section, model_section
 from chrysalis.cli.doctor.sections import Problem, Section, SectionCheck
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.tools.sandbox import UNAVAILABLE_FIX, SandboxOptions, describe
 from chrysalis.tools.sandbox_env import ALLOWED_NAMES, ALLOWED_PREFIXES
 
@@ -208,7 +208,7 @@ def render_text(report: dict[str, Any], sections: dict[str, Section]) -> str:
     return "\n".join(lines)
 
 
-def doctor_command(flags: dict[str, Any], *, json_output: bool) -> int:
+def doctor_command(flags: SettingFlags, *, json_output: bool) -> int:
     """Print the report; exit 1 when commands would be refused here (other problems are listed, exit 0)."""
     settings = load_settings(flags)
     done = run_sections(settings)

@@ -37,7 +37,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.server.acp.inputs import ClientMcpServer, PromptBlock, mcp_servers_config, prompt_task
 from chrysalis.server.acp.session import AcpSession, BusyError
@@ -194,7 +194,7 @@ class ChrysalisAcpAgent:
             for key, source in self.settings.sources.items()
             if source.startswith("flag ") and key != "workspace"
         }
-        return load_settings({**flags, "workspace": str(folder.resolve())})
+        return load_settings(SettingFlags.from_mapping({**flags, "workspace": folder.resolve()}))
 
 
 def _check_model(settings: Settings) -> None:

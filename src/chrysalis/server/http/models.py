@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from chrysalis.config import coerce_value
+from chrysalis.config import SettingFlags, coerce_value
 from chrysalis.errors import ConfigError
 from chrysalis.stores.evals import ProfileStats
 from chrysalis.stores.traces import RunSummary
@@ -85,16 +85,11 @@ class RunRequest(BaseModel):
             return int(value)
         return value
 
-    def settings_flags(self) -> dict[str, Any]:
+    def settings_flags(self) -> SettingFlags:
         """The fields given, as the flags ``load_settings`` takes (the task and urgency are not settings)."""
-        fields = {
-            "model": self.model,
-            "base_url": self.base_url,
-            "level": self.level,
-            "mode": self.mode,
-            "workspace": self.workspace,
-        }
-        return {key: value for key, value in fields.items() if value is not None}
+        return SettingFlags(
+            model=self.model, base_url=self.base_url, level=self.level, mode=self.mode, workspace=self.workspace
+        )
 
 
 class RunCreated(BaseModel):

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import threading
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from chrysalis.config import Settings, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunRecord, RunStore
@@ -127,15 +128,15 @@ class RunService:
                 f"level {level} is above this server's level {self.settings.level}: a "
                 "request may lower the level, not raise it (start `chrysalis serve --http --level N`).",
             )
-        flags = {**self._server_flags(), **request.settings_flags()}
+        flags = self._server_flags().overridden_by(request.settings_flags())
         try:
             settings = load_settings(flags)  # the combination is checked now, not hours later in a worker
         except UsageError as exc:
             raise Unacceptable(_field_of(exc, flags), str(exc)) from exc
-        flags["workspace"] = str(settings.workspace)
+        options = replace(flags, workspace=settings.workspace).as_options()
         try:
             with self._writing:
-                return enqueue(self._client, self.runs, request.task, flags, request.urgency)
+                return enqueue(self._client, self.runs, request.task, options, request.urgency)
         except UsageError as exc:
             raise Unacceptable("task", str(exc)) from exc
 
@@ -181,25 +182,18 @@ class RunService:
         except UsageError as exc:
             raise NoSuchRun(f"No run {run_id!r}: POST /v1/runs queues one.") from exc
 
-    def _server_flags(self) -> dict[str, Any]:
+    def _server_flags(self) -> SettingFlags:
         """The server's run settings, written out so any worker runs the request as this server would."""
         s = self.settings
-        flags: dict[str, Any] = {
-            "model": s.model,
-            "mode": s.mode,
-            "level": s.level,
-            "workspace": str(s.workspace),
-            "yes": s.yes,
-        }
-        if s.base_url:
-            flags["base_url"] = s.base_url
-        return flags
+        return SettingFlags(
+            model=s.model, mode=s.mode, level=s.level, workspace=s.workspace, yes=s.yes, base_url=s.base_url or None
+        )
 
 
-def _field_of(error: UsageError, flags: dict[str, Any]) -> str | None:
+def _field_of(error: UsageError, flags: SettingFlags) -> str | None:
     """The request field a settings error is about: the one its message quotes as a key (``for 'level'``)."""
     text = str(error)
-    return next((key for key in flags if f"for {key!r}" in text or f"--{key.replace('_', '-')}" in text), None)
+    return next((key for key in flags.given() if f"for {key!r}" in text or f"--{key.replace('_', '-')}" in text), None)
 
 
 def to_view(record: RunRecord) -> RunView:
