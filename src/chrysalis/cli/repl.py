@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Callable
 
 from rich.console import Console
@@ -18,17 +19,17 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.skills.discovery import discover_skills
 from chrysalis.capabilities.subscriptions.following import BadSubscription
 from chrysalis.cli.render import RichRenderer, print_warnings
-from chrysalis.config import MODES, SettingFlags, load_settings
+from chrysalis.config import TABLE, SettingFlags, coerce_value, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError, UsageError
 
-__all__ = ["SLASH_COMMANDS", "Repl", "repl_command", "show_subscriptions"]
+__all__ = ["LIVE_SETTINGS", "SLASH_COMMANDS", "Repl", "repl_command", "show_subscriptions"]
+
+LIVE_SETTINGS = ("mode", "level", "priority", "model")
+"""The settings a slash command of the same name shows or changes; its help and checks come from the table."""
 
 SLASH_COMMANDS: dict[str, str] = {
     "/help": "show this help",
-    "/mode": "show or set the mode: /mode ask|architect|code|semantic",
-    "/level": "show or set the security level: /level 0..3",
-    "/priority": "show or set the priority: /priority fast|cheap|best|verbose|<sentence>",
-    "/model": "show or set the model: /model provider:name",
+    **{f"/{key}": f"show or set the {key}: /{key} {TABLE[key].hint}" for key in LIVE_SETTINGS},
     "/context": "show what the conversation holds (messages, estimated tokens, prompt size)",
     "/compact": "summarise the older turns (the model writes it) and keep the last two, to free context",
     "/undo": "restore the files the last task changed (by its tools and its commands)",
@@ -51,9 +52,7 @@ class Repl:
         self.console = console
         self._handlers: dict[str, Callable[[str], None]] = {
             "/help": self._help,
-            "/mode": self._mode,
-            "/level": self._level,
-            "/priority": self._priority,
+            **{f"/{key}": functools.partial(self._show_or_set, key) for key in LIVE_SETTINGS},
             "/model": self._model,
             "/context": self._context,
             "/compact": self._compact,
@@ -96,11 +95,15 @@ class Repl:
             self.console.print("[yellow]Interrupted; the conversation is kept.[/yellow]")
 
     def _set(self, key: str, value: str) -> None:
+        """Check ``value`` as a flag or config line would be, and use it from the next task on."""
+        choices = TABLE[key].choices
+        if choices and value not in choices:
+            raise ConfigError(f"/{key}: unknown {key} {value!r}. Allowed: {', '.join(choices)}.")
         settings = self.session.settings
-        flags = {k: getattr(settings, k) for k in ("model", "mode", "level", "priority", "workspace")}
-        flags[key] = value
-        updated = load_settings({**flags, "base_url": settings.base_url, "yes": settings.yes or None})
-        self.session.settings = dataclasses.replace(settings, **{key: getattr(updated, key)})
+        typed = coerce_value(key, value, f"/{key}")
+        self.session.settings = dataclasses.replace(
+            settings, **{key: typed}, sources={**settings.sources, key: f"/{key}"}
+        )
         self.console.print(f"{key} = {getattr(self.session.settings, key)}")
 
     def _show_or_set(self, key: str, argument: str) -> None:
@@ -115,17 +118,6 @@ class Repl:
             table.add_row(command, text)
         self.console.print(table)
         self.console.print("Anything else is a task for the agent.")
-
-    def _mode(self, argument: str) -> None:
-        if argument and argument not in MODES:
-            raise ConfigError(f"/mode: unknown mode {argument!r}. Allowed: {', '.join(MODES)}.")
-        self._show_or_set("mode", argument)
-
-    def _level(self, argument: str) -> None:
-        self._show_or_set("level", argument)
-
-    def _priority(self, argument: str) -> None:
-        self._show_or_set("priority", argument)
 
     def _model(self, argument: str) -> None:
         self._show_or_set("model", argument)
