@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 import json
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from chrysalis.cli.config_cmd import show_config
-from chrysalis.cli.repl import LIVE_SETTINGS, SLASH_COMMANDS
+from chrysalis.cli.repl import LIVE_SETTINGS, SLASH_COMMANDS, Repl
 from chrysalis.config import ENTRIES, KEYS, TABLE, Entry, SettingFlags, Settings, coerce_value, load_settings
 from chrysalis.errors import ConfigError
 from tests.helpers import Script, final
@@ -104,20 +105,25 @@ def test_config_show_lists_every_entry_with_its_value_and_source(entry: Entry[An
     assert entry.concern in out.getvalue()
 
 
-@pytest.mark.parametrize("key", LIVE_SETTINGS)
-def test_the_repl_shows_and_sets_its_settings_as_the_table_says(key: str, workspace: Path) -> None:
+@contextmanager
+def repl(out: io.StringIO) -> Iterator[Repl]:
     from chrysalis.agent.session import AgentSession
-    from chrysalis.cli.repl import Repl
 
-    entry, out = TABLE[key], io.StringIO()
-    assert SLASH_COMMANDS[f"/{key}"].endswith(f"/{key} {entry.hint}")
-    repl = Repl(AgentSession(load_settings(), model=Script([final("ok")]).model()), Console(file=out))
+    made = Repl(AgentSession(load_settings(), model=Script([final("ok")]).model()), Console(file=out, width=300))
     try:
-        repl.handle(f"/{key} {entry.example}")
-        assert getattr(repl.session.settings, key) == entry.coerce(entry.example)
-        assert repl.session.settings.sources[key] == f"/{key}"
+        yield made
     finally:
-        repl.session.close()
+        made.session.close()
+
+
+@pytest.mark.parametrize("key", LIVE_SETTINGS)
+def test_the_repl_shows_and_sets_its_settings_as_the_table_says(key: str) -> None:
+    entry = TABLE[key]
+    assert SLASH_COMMANDS[f"/{key}"].endswith(f"/{key} {entry.hint}")
+    with repl(io.StringIO()) as it:
+        it.handle(f"/{key} {entry.example}")
+        assert getattr(it.session.settings, key) == entry.coerce(entry.example)
+        assert it.session.settings.sources[key] == f"/{key}"
 
 
 BAD_VALUES = [
@@ -188,16 +194,10 @@ def _home() -> dict[str, str]:
     [("/mode yolo", "/mode: unknown mode 'yolo'. Allowed: ask, architect, code, semantic."), ("/level 7", "0 to 3")],
 )
 def test_the_repl_refuses_a_bad_value_naming_its_command(line: str, needle: str) -> None:
-    from chrysalis.agent.session import AgentSession
-    from chrysalis.cli.repl import Repl
-
     out = io.StringIO()
-    repl = Repl(AgentSession(load_settings(), model=Script([final("ok")]).model()), Console(file=out, width=300))
-    try:
-        repl.handle(line)
-        assert needle in out.getvalue() and repl.session.settings == load_settings()
-    finally:
-        repl.session.close()
+    with repl(out) as it:
+        it.handle(line)
+        assert needle in out.getvalue() and it.session.settings == load_settings()
 
 
 def test_a_mapping_of_flags_with_a_name_that_is_no_setting_is_refused() -> None:
