@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real types for type checkers; at run time ``__getattr__`` imports them on first use
-    from chrysalis.agent.api import Agent
+    from chrysalis.agent.api import Agent, configure
     from chrysalis.decomposition.api import decompose
     from chrysalis.decomposition.run import DecompositionResult
     from chrysalis.errors import ChrysalisError, MetricError, OutputValidationError
@@ -26,6 +26,7 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "Agent": "chrysalis.agent.api",
+    "configure": "chrysalis.agent.api",
     "RunResult": "chrysalis.events",
     "ChrysalisError": "chrysalis.errors",
     "OutputValidationError": "chrysalis.errors",
@@ -74,6 +75,7 @@ __all__ = [
     "VotingConfig",
     "__version__",
     "compile",
+    "configure",
     "decompose",
     "vote",
     "vote_async",

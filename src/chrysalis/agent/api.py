@@ -1,4 +1,4 @@
-"""The agent as a library: ``chrysalis.Agent(...).run_sync("task")``.
+"""The agent as a library: ``chrysalis.Agent(...).run_sync("task")`` and ``chrysalis.configure(...)``.
 
 The same session, policy, stores and traces as the CLI; settings come from the same merge
 (keyword arguments act as flags), so a script and ``chrysalis run`` behave alike. Nothing is kept
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import SettingFlags, load_settings
+from chrysalis.config import SettingFlags, configure, library_flags, load_settings
 from chrysalis.events import RunResult
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from chrysalis.events import Event
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "configure"]
 
 
 class Agent:
@@ -44,7 +44,7 @@ class Agent:
         flags = SettingFlags.from_mapping(settings)
         if isinstance(model, str):
             flags = replace(flags, model=model)
-        self.settings = load_settings(flags)
+        self.settings = load_settings(library_flags(flags))
         self.session = AgentSession(
             self.settings, model=None if isinstance(model, str) else model, approver=approver, on_event=on_event
         )

@@ -31,6 +31,7 @@ from chrysalis.config.choices import (
 from chrysalis.config.coerce import split_rule, without_password
 from chrysalis.config.entry import CONCERNS, Concern, Entry
 from chrysalis.config.flags import SettingFlags
+from chrysalis.config.library import configure, library_flags
 from chrysalis.config.load import coerce_value, load_settings
 from chrysalis.config.settings import (
     DB_FILENAME,
@@ -67,7 +68,9 @@ __all__ = [
     "Settings",
     "chrysalis_home",
     "coerce_value",
+    "configure",
     "env_var",
+    "library_flags",
     "load_settings",
     "split_rule",
     "without_password",

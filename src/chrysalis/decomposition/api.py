@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import Approver
-from chrysalis.config import SettingFlags, load_settings
+from chrysalis.config import SettingFlags, library_flags, load_settings
 from chrysalis.decomposition.run import Decomposer, DecompositionResult
 from chrysalis.events import Event
 
@@ -35,7 +35,7 @@ async def decompose_async(
 ) -> DecompositionResult:
     """Split ``task`` into a plan tree, run its leaves with sub-agents and merge their answers.
 
-    Settings not given come from the environment and config files, as for
+    Settings not given come from ``chrysalis.configure``, the environment and config files, as for
     ``chrysalis run``; ``priority`` sets the decomposition limits and the voting level.
 
     Raises:
@@ -54,7 +54,7 @@ async def decompose_async(
         budget=budget,
         base_url=base_url,
     )
-    settings = load_settings(flags)
+    settings = load_settings(library_flags(flags))
     session = AgentSession(
         settings, model=None if isinstance(model, str) else model, on_event=on_event, approver=approver
     )

@@ -40,17 +40,18 @@ _models: dict[tuple[str, str | None], Model] = {}
 def resolve_model(model: str | Model | None) -> Model:
     """The pydantic-ai model to call: a ``Model`` as given, else a name built once per process.
 
-    ``None`` means the settings' model (``CHRYSALIS_MODEL``, a config file, or the embedded model by
-    default). Built models are kept, so the embedded weights load once however many calls follow.
+    ``None`` means the model ``configure(model=...)`` set, or the settings' (``CHRYSALIS_MODEL``, a config
+    file, or the embedded model by default). Built models are kept, so the embedded weights load once
+    however many calls follow.
     """
     from pydantic_ai.models import Model as ModelBase
 
     if isinstance(model, ModelBase):
         return model
-    from chrysalis.config import SettingFlags, load_settings
+    from chrysalis.config import SettingFlags, library_flags, load_settings
     from chrysalis.llm.providers import build_model
 
-    settings = load_settings(SettingFlags(model=model))
+    settings = load_settings(library_flags(SettingFlags(model=model)))
     key = (settings.model, settings.base_url)
     if key not in _models:
         _models[key] = build_model(settings)
