@@ -110,11 +110,10 @@ class GatedTools:
                 raise ToolError(f"Not written: {exc}") from exc
 
         policy = Policy.from_settings(s)
-        sandboxed = policy.command_sandbox == "read-only"
         context = ToolContext(
             workspace=s.workspace,
             before_write=before_write,
-            sandbox=sandboxed,
+            writable=policy.commands_writable,
             sandbox_options=SandboxOptions.from_settings(s),
             test_command=s.test_command,
         )
@@ -205,7 +204,7 @@ class GatedTools:
             result = await self.durability.tool(spec, args, lambda: self._run(spec, args))
             if result == interrupted(name):
                 self.guards.forget_call(name, raw_args)
-        on_real_workspace = spec.effect == "shell" and spec.name != "run_tests" and not self.context.sandbox
+        on_real_workspace = spec.effect == "shell" and spec.name != "run_tests" and self.context.writable
         self.guards.record_result(spec.effect, result.ok, on_real_workspace=on_real_workspace)
         if not result.ok and result.error:
             return ToolResult.failure(edit_hint(name, result.error))
@@ -296,7 +295,7 @@ class GatedTools:
 
     def _may_change_files(self, spec: ToolSpec) -> bool:
         """A commit, or a command that sees the workspace writable (not the read-only sandbox)."""
-        return spec.name in _SNAPSHOT_TOOLS or (spec.effect == "shell" and not self.context.sandbox)
+        return spec.name in _SNAPSHOT_TOOLS or (spec.effect == "shell" and self.context.writable)
 
     def _run_between_snapshots(self, spec: ToolSpec, args: Any) -> ToolResult:
         """Run a command between two snapshots of the workspace (in a worker thread): no snapshot, no command."""

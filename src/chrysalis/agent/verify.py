@@ -144,10 +144,10 @@ class FinalCheck:
     def _run_command(self, command: str) -> tuple[Verdict, Check]:
         """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
-        sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
+        sandboxed = not Policy.from_settings(s).check_writable
         context = ToolContext(
             workspace=s.workspace,
-            sandbox=sandboxed,
+            writable=not sandboxed,
             test_command=command,
             sandbox_options=SandboxOptions.from_settings(s),
             commands=self._commands,
