@@ -95,11 +95,13 @@ class GatedTools:
         guards: RunGuards,
         judge: SecurityJudge | None = None,
         durability: Durability | None = None,
+        policy: Policy | None = None,
     ) -> GatedTools:
-        """The gated tools of one run: the settings' policy, a checkpoint before every write.
+        """The gated tools of one run: the run's policy, a checkpoint before every write.
 
-        A tool the mode can never allow is not offered (small models try whatever they are shown);
-        one above the run's level is, so that a call says which ``--level`` would allow it.
+        ``policy`` is the run's, built once (``Policy.from_settings(settings)`` when None). A tool the
+        mode can never allow is not offered (small models try whatever they are shown); one above
+        the run's level is, so that a call says which ``--level`` would allow it.
         """
         s = settings
 
@@ -109,7 +111,7 @@ class GatedTools:
             except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
                 raise ToolError(f"Not written: {exc}") from exc
 
-        policy = Policy.from_settings(s)
+        policy = policy or Policy.from_settings(s)
         context = ToolContext(
             workspace=s.workspace,
             before_write=before_write,
