@@ -154,6 +154,8 @@ class Policy:
     def may_write(self, paths: str | Sequence[str]) -> Decision:
         """Whether a patch may write ``paths`` (workspace-relative): what ``decide`` answers for ``write_file``.
 
+        The reasons name the ``'patch'``: "'patch' changes the workspace (write); it needs your approval."
+
         For writes that no tool call makes (``chrysalis fix``, the ``repair`` tool): the level, the
         mode (``architect`` writes only docs), protected tests, and the rules of every file tool
         (``FILE_TOOLS`` and ``*``): ``deny = ["edit_file(src/secret.py)"]`` forbids a patch of that file too.
@@ -260,7 +262,7 @@ def _not_a_tool(_args: Any, _ctx: Any) -> ToolResult:
 
 
 _PATCH = ToolSpec(
-    "write_file",
+    "patch",
     "A patch written outside a tool call (chrysalis fix, the repair tool): judged as write_file writing its paths.",
     _PatchArgs,
     "write",
