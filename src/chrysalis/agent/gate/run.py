@@ -1,4 +1,8 @@
-"""The innermost tools: run a call that passed every gate, off the event loop when it may block."""
+"""The innermost tools: run a call that passed every gate, off the event loop when it may block.
+
+An async tool (sub-agents, ``repair``, MCP servers' tools) is awaited in the loop without its
+``around`` managers: no workspace snapshot covers it (an MCP tool at level 3 included).
+"""
 
 from __future__ import annotations
 
