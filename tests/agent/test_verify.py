@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.session import AgentSession
-from chrysalis.agent.verify import asks_for_a_fix
+from chrysalis.agent.verify import FinalCheck, asks_for_a_fix
 from chrysalis.config import load_settings
 from chrysalis.events import Check, Event, RedFlag, RunResult
 from chrysalis.stores import Stores
 from chrysalis.tools import sandbox
+from chrysalis.tools.policy import Policy
 from chrysalis.tools.sandbox import Backend
 from tests.helpers import Script, final, tool
 
@@ -142,3 +144,15 @@ def test_below_level_3_with_yes_the_check_runs_in_the_read_only_sandbox(workspac
     result, events = run(workspace, script, level=2, yes=True)
     (check,) = checks(events)
     assert check.sandboxed and check.passed and result.verified is True
+
+
+def test_the_check_follows_the_run_s_policy_not_a_second_one_built_from_the_settings(workspace: Path) -> None:
+    (workspace / "check.py").write_text("open('made.txt', 'w').write('x')\n")
+    settings = load_settings({"workspace": workspace, "level": 1, "test_command": "python check.py"})
+    events: list[Event] = []
+    guards = RunGuards(changed_files=True)
+    writable = FinalCheck(settings, "r1", events.append, policy=Policy(level=3, mode="code", auto_approve=True))
+    assert asyncio.run(writable.run(guards)).verified is True and (workspace / "made.txt").exists()
+    asking = FinalCheck(settings, "r2", events.append, policy=Policy(level=3, mode="ask", auto_approve=True))
+    assert not asking.needed(guards)  # the run's mode, not the settings': nothing checks an ask-mode run
+    assert [check.sandboxed for check in checks(events)] == [False]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer
@@ -10,11 +11,15 @@ from tests.helpers import assert_clean_error, chrysalis
 from tests.repair.conftest import FIXED_LINE, STATS
 
 RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
+YES = {"CHRYSALIS_YES": "1"}
+"""``yes`` (fix has no ``--yes`` flag): approve what the level allows."""
 
 
 def test_fix_applies_reports_json_events_and_undo_takes_it_back(project: Path) -> None:
     with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
-        done = chrysalis("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--json", cwd=project)
+        done = chrysalis(
+            "fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", "--json", cwd=project, env=YES
+        )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["type"] for e in events] == ["repair_round", "repair_end"]
@@ -44,6 +49,44 @@ def test_fix_at_level_1_shows_the_patch_and_writes_nothing(project: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert "not applied" in done.stdout and "use --level 2" in done.stdout and "+    return total / len" in done.stdout
     assert (project / "stats.py").read_text() == STATS
+
+
+def fix(project: Path, *flags: str, yes: bool = False) -> subprocess.CompletedProcess[str]:
+    with ScriptedOpenAIServer([RIGHT, RIGHT, RIGHT]) as server:
+        args = ("fix", "--model", "m", "--base-url", server.base_url, "--samples", "3", *flags)
+        return chrysalis(*args, cwd=project, env={"COLUMNS": "200"} | (YES if yes else {}))
+
+
+def test_fix_does_not_write_a_file_a_deny_rule_forbids_and_names_the_rule(project: Path) -> None:
+    config = project / ".chrysalis" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[permissions]\ndeny = ["edit_file(stats.py)"]\n')  # narrowing: applies untrusted too
+    done = fix(project, "--level", "3", yes=True)
+    assert done.returncode == 0, done.stderr
+    source = f"{config}:1"  # the file and line of the rule
+    rule = f"the rule deny edit_file(stats.py) ({source}) forbids writing stats.py."
+    assert f"not applied: {rule} Remove that rule from {source} to apply it." in done.stdout
+    assert "+    return total / len" in done.stdout and (project / "stats.py").read_text() == STATS
+
+
+def test_fix_in_architect_mode_shows_the_patch_and_writes_nothing(project: Path) -> None:
+    done = fix(project, "--level", "3", "--mode", "architect", yes=True)
+    assert done.returncode == 0, done.stderr
+    assert "not applied: level 3, mode architect cannot write files" in done.stdout
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_fix_at_level_2_unapproved_writes_nothing_when_no_one_can_approve(project: Path) -> None:
+    done = fix(project, "--json")  # level 2 by default; --json and no terminal: nobody can approve
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["repair_round", "approval_request", "repair_end"]
+    asked, end = events[1], events[2]
+    assert asked["tool"] == "write_file" and asked["args"]["path"] == "stats.py" and not asked["approved"]
+    assert end["success"] and not end["applied"] and (project / "stats.py").read_text() == STATS
+    said = fix(project)  # on no terminal either: the same, said in words
+    assert "not applied: at level 2 a patch needs your approval, and no one can approve it here" in said.stdout
+    assert "CHRYSALIS_YES=1" in said.stdout and (project / "stats.py").read_text() == STATS
 
 
 def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.events import Event, RepairEnd, RunResult
@@ -66,3 +68,16 @@ def test_the_agent_calls_repair_and_the_fix_is_applied_checked_and_undoable(
 def test_repair_is_not_offered_below_level_2(project: Path) -> None:
     script, _, _ = run(project, 1)
     assert "repair" not in script.tool_names
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="agent/repair_tool.py hands Repairer no authorise yet (to wire: patch_authoriser); it still applies",
+)
+def test_the_repair_tool_does_not_write_a_file_a_deny_rule_forbids(project: Path) -> None:
+    config = project / ".chrysalis" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[permissions]\ndeny = ["edit_file(stats.py)"]\n')
+    _, _, events = run(project, 3)
+    (end,) = [e for e in events if isinstance(e, RepairEnd)]
+    assert not end.applied and (project / "stats.py").read_text() == STATS

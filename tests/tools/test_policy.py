@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from chrysalis.tools.base import ToolSpec
-from chrysalis.tools.policy import Decision, Policy, mode_allows
+from chrysalis.tools.base import ToolError, ToolSpec
+from chrysalis.tools.policy import Decision, NarrowingRefused, Policy, mode_allows
 from chrysalis.tools.registry import builtin_tools
+from chrysalis.tools.rules import Action, Rule
 
 TOOLS = builtin_tools()
 
@@ -161,3 +162,101 @@ def test_mode_allows_agrees_with_decide_at_the_highest_level() -> None:
             args = spec.args.model_construct()  # the arguments play no part outside architect mode
             allowed_somewhere = Policy(level=3, mode=mode, auto_approve=True).decide(spec, args).allowed
             assert mode_allows(spec, mode) == allowed_somewhere, (mode, spec.name)
+
+
+def rules(*texts: tuple[str, str]) -> tuple[Rule, ...]:
+    return tuple(Rule.parse(text, cast(Action, action), "/ws/.chrysalis/config.toml") for action, text in texts)
+
+
+@pytest.mark.parametrize("rule", ["edit_file(src/secret.py)", "write_file(src/*)", "apply_patch(src/**)", "*(*.py)"])
+def test_a_deny_rule_of_any_file_tool_forbids_a_patch_of_that_file_naming_the_rule(rule: str) -> None:
+    policy = Policy(level=3, mode="code", auto_approve=True, rules=rules(("deny", rule)))
+    decision = policy.may_write("src/secret.py")
+    assert (decision.kind, decision.by, str(decision.rule)) == ("deny", "rule", rule)
+    assert f"the rule deny {rule} (/ws/.chrysalis/config.toml) forbids writing src/secret.py" in decision.reason
+    assert policy.may_write("lib/other.py").allowed != rule.startswith("*")  # *.py is a bare name: anywhere
+
+
+def test_a_rule_of_a_tool_that_writes_no_file_does_not_judge_a_patch() -> None:
+    policy = Policy(level=3, mode="code", rules=rules(("deny", "read_file(src/secret.py)"), ("deny", "shell")))
+    assert policy.may_write(["src/secret.py"]).allowed
+
+
+@pytest.mark.parametrize(
+    ("policy", "kind", "by", "allow_with"),
+    [
+        (Policy(level=1, mode="code"), "deny", "level", "--level 2"),
+        (Policy(level=3, mode="architect"), "deny", "mode", "--mode code"),
+        (Policy(level=3, mode="ask"), "deny", "mode", "--mode code"),
+        (Policy(level=3, mode="code", protect_tests=True), "allow", "allowed", None),
+        (Policy(level=2, mode="code"), "ask", "confirmation", "--yes"),
+        (Policy(level=2, mode="code", auto_approve=True), "allow", "allowed", None),
+        (Policy(level=3, mode="code"), "allow", "allowed", None),
+    ],
+)
+def test_a_patch_is_judged_as_write_file_writing_its_file(
+    policy: Policy, kind: str, by: str, allow_with: str | None
+) -> None:
+    decision = policy.may_write("src/calc.py")
+    assert (decision.kind, decision.by, decision.allow_with) == (kind, by, allow_with)
+    same = policy.decide(
+        TOOLS["write_file"], TOOLS["write_file"].args.model_validate({"path": "src/calc.py", "content": ""})
+    )
+    assert (same.kind, same.by) == (kind, by)
+
+
+def test_a_patch_of_a_test_or_of_docs_is_judged_by_its_path() -> None:
+    assert Policy(level=3, mode="code", protect_tests=True).may_write("tests/test_calc.py").by == "protected_test"
+    assert Policy(level=3, mode="architect").may_write(["docs/plan.md", "README.md"]).allowed
+    assert Policy(level=3, mode="architect").may_write(["docs/plan.md", "calc.py"]).kind == "deny"
+
+
+def test_ask_and_allow_rules_judge_a_patch_as_they_judge_a_file_tool() -> None:
+    asked = Policy(level=3, mode="code", auto_approve=True, rules=rules(("ask", "edit_file(src/**)")))
+    assert asked.may_write("src/calc.py").kind == "ask" and asked.may_write("lib/calc.py").allowed
+    allowed = Policy(level=2, mode="code", rules=rules(("allow", "write_file(src/**)")))
+    assert allowed.may_write("src/calc.py").allowed and allowed.may_write("lib/calc.py").kind == "ask"
+
+
+@pytest.mark.parametrize(
+    ("mode", "listed"), [("code", {"read_file", "web_fetch", "shell"}), ("ask", {"read_file", "web_fetch"})]
+)
+def test_lists_what_the_mode_offers_within_the_level(mode: str, listed: set[str]) -> None:
+    policy = Policy(level=1, mode=mode)
+    shown = {name for name, spec in TOOLS.items() if policy.lists(spec)}
+    assert {"read_file", "web_fetch", "shell"} & shown == listed
+    assert not shown & {"write_file", "edit_file", "apply_patch", "git_commit"}
+
+
+@pytest.mark.parametrize(
+    ("level", "yes", "commands", "check"),
+    [(1, True, False, False), (2, True, False, False), (3, False, True, False), (3, True, True, True)],
+)
+def test_which_commands_may_write_the_workspace(level: int, yes: bool, commands: bool, check: bool) -> None:
+    policy = Policy(level=level, mode="code", auto_approve=yes)
+    assert (policy.commands_writable, policy.check_writable) == (commands, check)
+
+
+def test_a_narrowed_policy_keeps_the_rules_and_takes_the_lower_level_and_mode() -> None:
+    parent = Policy(level=3, mode="code", auto_approve=True, protect_tests=True, rules=rules(("deny", "shell")))
+    assert parent.narrowed() == parent
+    child = parent.narrowed(level=1, mode="architect")
+    assert child == Policy(level=1, mode="architect", auto_approve=True, protect_tests=True, rules=parent.rules)
+
+
+@pytest.mark.parametrize(
+    ("level", "mode", "message"),
+    [
+        (3, None, "A sub-agent may not have level 3: this run has level 2, its most."),
+        (None, "code", "A sub-agent may not use mode 'code': it allows more than this run's 'architect'."),
+        (None, "semantic", "A sub-agent may not use mode 'semantic': it allows more than this run's 'architect'."),
+        (None, "yolo", "Unknown mode 'yolo'; modes: ask, architect, code, semantic."),
+    ],
+)
+def test_a_child_that_asks_for_more_is_refused_naming_what_the_parent_allows(
+    level: int | None, mode: str | None, message: str
+) -> None:
+    with pytest.raises(NarrowingRefused) as refused:
+        Policy(level=2, mode="architect").narrowed(level=level, mode=mode)
+    assert str(refused.value) == message
+    assert isinstance(refused.value, ToolError)  # a sub-agent tool's refusal reaches the model as a failed result

@@ -112,14 +112,14 @@ def test_a_venv_in_the_workspace_is_the_python_commands_get(ws: Path, ctx: ToolC
 
 def test_pytest_from_chrysalis_venv_runs_read_only(ws: Path, ctx: ToolContext, kind: BackendName) -> None:
     (ws / "test_it.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
-    out = run(replace(ctx, sandbox=True), kind, "python -m pytest -q -p no:cacheprovider")
+    out = run(replace(ctx, writable=False), kind, "python -m pytest -q -p no:cacheprovider")
     if out is not None:
         assert out.startswith("exit code 0 (read-only sandbox, no network)\n") and "1 passed" in out
         assert sorted(p.name for p in ws.iterdir()) == ["test_it.py"]  # no __pycache__, no cache
 
 
 def test_read_only_and_writable_workspace(ws: Path, ctx: ToolContext, kind: BackendName) -> None:
-    out = run(replace(ctx, sandbox=True), kind, "echo x > made.txt")
+    out = run(replace(ctx, writable=False), kind, "echo x > made.txt")
     if out is not None:
         assert "made.txt" in out and not (ws / "made.txt").exists()
         assert run(ctx, kind, "echo x > made.txt") == "exit code 0\n(no output)"

@@ -85,8 +85,8 @@ def test_with_no_sandbox_working_commands_are_refused_saying_how_to_fix_it(
     ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sandbox, "probe", lambda kind: Backend(kind, problem="no user namespaces (test)"))
-    for read_only in (True, False):
-        result = shell({"command": "touch made.txt"}, replace(ctx, sandbox=read_only))
+    for writable in (False, True):
+        result = shell({"command": "touch made.txt"}, replace(ctx, writable=writable))
         assert not result.ok
         error = result.error or ""
         assert SANDBOX_REFUSED in error and "system-bwrap: no user namespaces (test)" in error
@@ -110,7 +110,7 @@ def test_sandbox_can_read_but_not_write_the_workspace(ws: Path, ctx: ToolContext
     (ws / "a.txt").write_text("hello\n")
     result = shell(
         {"command": "cat a.txt; echo x > b.txt; echo x > a.txt; echo tmp > /tmp/t && cat /tmp/t"},
-        replace(ctx, sandbox=True),
+        replace(ctx, writable=False),
     )
     assert result.ok
     text: str = result.result
@@ -142,12 +142,12 @@ def test_sandbox_has_no_network_unless_the_config_allows_it(ctx: ToolContext) ->
         assert shell({"command": probe}, allowed).result == "exit code 0\nconnected"
     # TEST-NET-1 address: never routed; inside the sandbox there is no route at all, so it fails at once
     far = "exec 3<>/dev/tcp/192.0.2.1/80"
-    assert "Network is unreachable" in shell({"command": far}, replace(ctx, sandbox=True)).result
+    assert "Network is unreachable" in shell({"command": far}, replace(ctx, writable=False)).result
 
 
 def test_sandbox_does_not_write_bytecode_and_times_out(ws: Path, ctx: ToolContext) -> None:
     (ws / "mod.py").write_text("X = 1\n")
-    sandboxed = replace(ctx, sandbox=True)
+    sandboxed = replace(ctx, writable=False)
     assert shell({"command": "python3 -c 'import mod; print(mod.X)'"}, sandboxed).result.endswith("\n1")
     assert not (ws / "__pycache__").exists()
     short = replace(sandboxed, shell_timeout=1)  # only for the command that cannot finish in time

@@ -72,9 +72,13 @@ class FinalCheck:
         max_failures: int = MAX_FAILED_CHECKS,
         task: str = "",
         durability: Durability | None = None,
+        policy: Policy | None = None,
     ) -> None:
+        """``policy``: the run's (``GatedTools.policy``); None builds it from ``settings``."""
         self._settings = settings
-        self._fix_task = settings.level >= 2 and asks_for_a_fix(task)
+        self._policy = policy or Policy.from_settings(settings)
+        """Whether the check may write the workspace (``check_writable``), and the level and mode it runs at."""
+        self._fix_task = self._policy.level >= 2 and asks_for_a_fix(task)
         """Held to the tests even if nothing changed (see the module's docstring)."""
         self._max_failures = max_failures
         """Failed checks sent back to the model (the priority's ``check_retries``)."""
@@ -94,9 +98,9 @@ class FinalCheck:
 
     def needed(self, guards: RunGuards) -> bool:
         """A check is due when a code-mode run changed files (or tried to, or was asked to fix) and tests exist."""
-        s = self._settings
+        p = self._policy
         due = guards.set_out_to_change or self._fix_task
-        return s.mode == "code" and s.level >= 1 and self.command is not None and due
+        return p.mode == "code" and p.level >= 1 and self.command is not None and due
 
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
@@ -132,10 +136,10 @@ class FinalCheck:
     def _run_command(self, command: str) -> tuple[Verdict, Check]:
         """Run the tests (in a worker thread): the verdict, and the ``check`` event that reports it."""
         s = self._settings
-        sandboxed = Policy.from_settings(s).check_sandbox == "read-only"
+        sandboxed = not self._policy.check_writable
         context = ToolContext(
             workspace=s.workspace,
-            sandbox=sandboxed,
+            writable=not sandboxed,
             test_command=command,
             sandbox_options=SandboxOptions.from_settings(s),
             commands=self._commands,

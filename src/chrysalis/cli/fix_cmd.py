@@ -1,23 +1,29 @@
 """``chrysalis fix [--test "CMD"]``: repair the failing tests by generate-and-validate (``chrysalis.repair``).
 
 The test command comes from ``--test``, the config's ``test_command``, or the project's files (as
-the final check finds it). The patch is applied only where the settings allow writing (level 2 or
-more, ``code`` mode); otherwise the diff is shown and nothing changes. Exit 0 when a patch passed the
-whole suite (applied, or shown when writing is not allowed), 1 when none did, 2 for bad input.
+the final check finds it). The patch is applied only where the run's policy lets ``write_file``
+write its file (``Policy.may_write``: level 2 or more, ``code`` mode, no deny rule, approved on the
+terminal at level 2 unless ``yes`` is set, as ``chrysalis run`` asks); otherwise the diff is shown, the
+reason printed, and nothing changes. Exit 0 when a patch passed the whole suite (applied, or shown
+when the policy did not let it be written), 1 when none did, 2 for bad input.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import TYPE_CHECKING
 
 from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
-from chrysalis.config import SettingFlags, load_settings
+from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
 from chrysalis.events import Event
 from chrysalis.evolve.priority import plan_for
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
+
+if TYPE_CHECKING:
+    from chrysalis.tools.policy import Decision
 
 __all__ = ["fix_command"]
 
@@ -39,10 +45,13 @@ def fix_command(
     Raises:
         UsageError: no test command can be found, a sample count is below 1, or ``--forms`` names an unknown form.
     """
+    from chrysalis.agent.gate.patches import patch_authoriser
+    from chrysalis.cli.approval import terminal_approver
     from chrysalis.llm.pricing import check_budget, cost_usd
     from chrysalis.llm.sampling import Sampler
     from chrysalis.repair import RepairConfig, Repairer
     from chrysalis.repair.candidates import FORMS, parse_forms
+    from chrysalis.tools.policy import Policy
     from chrysalis.tools.run_tests import detect_test_command
     from chrysalis.tools.sandbox import SandboxOptions
 
@@ -75,7 +84,7 @@ def fix_command(
     )
     sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
-    writes = settings.level >= 2 and settings.mode == "code"
+    approver = None if json_output else terminal_approver(lambda: settings.workspace)
     run_id = uuid.uuid4().hex[:12]
     with Stores.open(settings.home) as stores:
 
@@ -92,11 +101,27 @@ def fix_command(
             run_id=run_id,
             emit=emit,
             price=lambda tokens_in, tokens_out: cost_usd(settings.model, tokens_in, tokens_out, settings.prices),
+            authorise=patch_authoriser(Policy.from_settings(settings), approver, run_id=run_id, emit=emit),
         )
-        report = asyncio.run(repairer.run(apply=writes))
-    if report.success and not writes and not json_output:
-        RichRenderer().console.print(
+        report = asyncio.run(repairer.run())
+    if report.success and report.refusal is not None and not json_output:
+        said = _not_applied(settings, report.refusal, asked=approver is not None)
+        RichRenderer().console.print(said, soft_wrap=True, highlight=False)
+    return EXIT_OK if report.success else EXIT_FAILED
+
+
+def _not_applied(settings: Settings, refusal: Decision, *, asked: bool) -> str:
+    """Why the patch that passed was not written, and what would let it be (``asked``: someone could approve)."""
+    if refusal.by in ("level", "mode"):
+        return (
             f"not applied: level {settings.level}, mode {settings.mode} cannot write files "
             "(use --level 2 or more in code mode to apply it)"
         )
-    return EXIT_OK if report.success else EXIT_FAILED
+    if refusal.by == "rule" and refusal.rule is not None and refusal.kind == "deny":
+        return f"not applied: {refusal.reason} Remove that rule from {refusal.rule.source} to apply it."
+    if refusal.by == "confirmation" and not asked:  # fix has no --yes flag: say what does the same
+        return (
+            "not applied: at level 2 a patch needs your approval, and no one can approve it here (no terminal, or "
+            "--json). Run it on a terminal, or set CHRYSALIS_YES=1 (yes = true in your config) to apply it unasked."
+        )
+    return f"not applied: {refusal.reason}"

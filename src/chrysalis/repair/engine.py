@@ -8,11 +8,13 @@
     narrow     the winner's changes, each alone: one that passes without the others wins instead
     iterate    if none passes: the closest failures go back into the prompt, one more suspect is
                tried, and twice the samples are drawn, until ``max_samples`` or ``rounds``
-    apply      the winner is written with a checkpoint, so ``chrysalis undo`` takes it back
+    apply      the winner is written with a checkpoint, so ``chrysalis undo`` takes it back, if the caller's
+               policy allows it (``apply.py``: ``Authorise``)
 
 Sampling stops early once ``k`` passing candidates agree (seed 001's first-to-k over the patches
 that passed). Candidates with the same normalised form are validated once. Nothing touches the
-workspace until the winner is applied, and only if the file is still as it was when repair began.
+workspace until the winner is applied, and only if the file is still as it was when repair began
+and the caller's ``authorise`` allows the write.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from pathlib import Path
 
 from chrysalis.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
+from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
+from chrysalis.tools.policy import Decision
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.voting import VotingConfig
 
@@ -102,6 +106,9 @@ class RepairReport:
     """Template candidates tried (``mutants.py``), besides the samples."""
     cost: float = 0.0
     """USD the samples cost."""
+    refusal: Decision | None = None
+    """Why a winner that passed was not applied: the caller's policy (a deny rule, the level or mode, approval
+    declined or nobody to ask). ``success`` stays True: the patch is in ``winner`` to apply by hand."""
 
 
 @dataclass
@@ -124,9 +131,14 @@ class Repairer:
         run_id: str = "repair",
         emit: Callable[[Event], None] | None = None,
         price: Callable[[int, int], float] | None = None,
+        authorise: Authorise = allow_all,
     ) -> None:
-        """``price`` turns a sample's (input, output) tokens into USD for ``config.budget`` (none: samples are free)."""
+        """``price`` turns a sample's (input, output) tokens into USD for ``config.budget`` (none: samples are free).
+
+        ``authorise`` is asked before the winner is written (``apply.py``); the default allows every patch.
+        """
         self.workspace = workspace.resolve()
+        self.authorise = authorise
         self.price = price
         self.sampler = sampler
         self.config = config
@@ -246,10 +258,7 @@ class Repairer:
             )
         passing += await self._narrowed(passing, originals, tests, located.run.failed, made)
         choice = choose(passing, cfg.voting)
-        applied = apply and self._apply(choice.winner, originals[choice.winner.suspect.path])
-        problem = (
-            None if applied or not apply else f"{choice.winner.suspect.path} changed while repair ran; not applied"
-        )
+        applied, refusal, problem = await self._apply(choice.winner, originals[choice.winner.suspect.path], apply)
         return self._end(
             located,
             started,
@@ -265,7 +274,18 @@ class Repairer:
             votes=choice.votes,
             consensus=choice.consensus,
             problem=problem,
+            refusal=refusal,
         )
+
+    async def _apply(self, winner: Candidate, original: str, apply: bool) -> tuple[bool, Decision | None, str | None]:
+        """Write ``winner`` if asked and allowed: (applied, the policy's refusal, the problem if the file changed)."""
+        if not apply:
+            return False, None, None
+        applied, refusal = await apply_winner(
+            self.workspace, winner, original, authorise=self.authorise, checkpoints=self.checkpoints, run_id=self.run_id
+        )
+        changed = not applied and refusal is None
+        return applied, refusal, f"{winner.suspect.path} changed while repair ran; not applied" if changed else None
 
     def _spent(self, now: float, cost: float) -> str | None:
         """Which limit has run out (``"time limit"``, ``"budget"``), or None: then no more candidates are drawn."""
@@ -387,17 +407,6 @@ class Repairer:
         """One test run's timeout: the run limit, cut to the time left before the deadline (a few seconds at least)."""
         return min(self._run_limit, max(MIN_TEST_SECONDS, self._deadline - time.perf_counter()))
 
-    def _apply(self, winner: Candidate, original: str) -> bool:
-        """Write the winning patch (checkpointed) if the file is still as repair read it."""
-        assert winner.new_text is not None
-        target = self.workspace / winner.suspect.path
-        if target.read_text(encoding="utf-8") != original:
-            return False
-        if self.checkpoints is not None:
-            self.checkpoints.snapshot(self.run_id, self.workspace, target)
-        target.write_text(winner.new_text, encoding="utf-8")
-        return True
-
     def _end(
         self,
         located: Localisation,
@@ -415,6 +424,7 @@ class Repairer:
         votes: int = 0,
         consensus: bool = False,
         problem: str | None = None,
+        refusal: Decision | None = None,
     ) -> RepairReport:
         seconds = round(time.perf_counter() - started, 2)
         success = winner is not None and problem is None
@@ -434,6 +444,7 @@ class Repairer:
             problem,
             templates,
             round(cost, 6),
+            refusal,
         )
         self.emit(
             RepairEnd(

@@ -59,7 +59,7 @@ class McpBridge:
             approver=None,
             guards=RunGuards(),
         )
-        self.listed = {name: spec for name, spec in self.gate.specs.items() if spec.level <= settings.level}
+        self.listed = {name: spec for name, spec in tools.items() if self.gate.policy.lists(spec)}
         """What ``tools/list`` shows: offered by the mode and within the level (the rest would be refused)."""
         self.gate.specs = tools  # a call to an unlisted tool is refused by the policy, which says what would allow it
         self._calls = 0

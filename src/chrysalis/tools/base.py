@@ -90,8 +90,9 @@ class ToolContext:
     """Called with the absolute path before a file is created, changed or deleted (checkpoints)."""
     shell_timeout: float = 120.0
     """Seconds a shell command may run before it is killed."""
-    sandbox: bool = False
-    """Commands see the workspace read-only (level 1, the final check); otherwise they may write it.
+    writable: bool = True
+    """Commands may write the workspace (level 3: ``Policy.commands_writable``); False: they see it read-only
+    (levels 1-2, the final check unless level 3 with ``--yes``: ``Policy.check_writable``).
 
     Either way they run confined (``chrysalis.tools.sandbox``): only ``--unsafe-no-sandbox`` on a
     machine where no sandbox works lets a command run unconfined."""

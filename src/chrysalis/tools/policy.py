@@ -1,4 +1,4 @@
-"""The one object that decides, before any tool call, whether it may run: ``Policy``.
+"""The one object that makes every security decision of a run: ``Policy``.
 
 Security levels (seed 000), each including the ones below it:
 
@@ -14,22 +14,34 @@ memory. Rules from config (``tools/rules.py``: ``allow``/``ask``/``deny`` lists 
 refine that: deny first, an allow rule skips a confirmation but never raises the level. A denial
 says which level, mode or rule decided and what would allow the call, so both the model and the
 user know how to go on.
+
+The questions it answers, and who asks:
+
+    offers(tool) / lists(tool)   which tools the model sees (the gate) / an MCP client sees (``serve --mcp``)
+    decide(tool, args)           each tool call (the gate, ``chrysalis.agent.gate``)
+    may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
+    commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
+    check_writable               whether the final test check may (``chrysalis.agent.verify``)
+    narrowed(level=, mode=)      a sub-agent's policy, which may only narrow its parent's
 """
 
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal, cast
 
-from chrysalis.config import LEVEL_NAMES, Settings
-from chrysalis.tools.base import Effect, ToolSpec
+from chrysalis.config import LEVEL_NAMES, MODES, Settings
+from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
+    "FILE_TOOLS",
     "LEVEL_NAMES",
     "Decision",
+    "NarrowingRefused",
     "Policy",
     "Reason",
     "SandboxMode",
@@ -47,6 +59,8 @@ _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
     "semantic": frozenset({"read", "memory"}),
 }
 _DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
+FILE_TOOLS = ("write_file", "edit_file", "apply_patch")
+"""The tools that write files: their rules (and ``*``'s) also judge a patch written without them (``may_write``)."""
 _TEST_PATTERNS = (
     "test_*.py",
     "*_test.py",
@@ -88,8 +102,10 @@ class Decision:
 class Policy:
     """Every decision about what the agent may do: level x mode x rules x trust -> allow / ask / deny.
 
-    The tools offered to the model (``offers``), each call (``decide``), the sandbox a command runs
-    in (``command_sandbox``) and the final test check (``check_sandbox``) all ask this object.
+    The tools offered to the model (``offers``) and listed to an MCP client (``lists``), each call
+    (``decide``), each patch written outside a tool call (``may_write``), whether commands and the
+    final test check may write the workspace (``commands_writable``, ``check_writable``) and a
+    sub-agent's policy (``narrowed``) all ask this object, built once per run.
     Trust is applied before it is built: an untrusted folder's config cannot raise the level, turn
     on ``yes`` or add allow rules (``chrysalis.config``), so a Policy only ever sees what counts.
     """
@@ -122,6 +138,10 @@ class Policy:
         )
         return mode_allows(tool, self.mode) and not whole_denial
 
+    def lists(self, tool: ToolSpec) -> bool:
+        """Whether to list ``tool`` where a refusal teaches nobody (``serve --mcp``): offered, and within the level."""
+        return self.offers(tool) and tool.level <= self.level
+
     def decide(self, tool: ToolSpec, args: Any) -> Decision:
         """Allow, ask or deny one call of ``tool`` with validated ``args``.
 
@@ -129,6 +149,22 @@ class Policy:
         then allow rules (which skip the confirmation, never raise the level), then the
         confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``.
         """
+        return self._decide(tool, args, (tool.name,), "this call")
+
+    def may_write(self, paths: str | Sequence[str]) -> Decision:
+        """Whether a patch may write ``paths`` (workspace-relative): what ``decide`` answers for ``write_file``.
+
+        The reasons name the ``'patch'``: "'patch' changes the workspace (write); it needs your approval."
+
+        For writes that no tool call makes (``chrysalis fix``, the ``repair`` tool): the level, the
+        mode (``architect`` writes only docs), protected tests, and the rules of every file tool
+        (``FILE_TOOLS`` and ``*``): ``deny = ["edit_file(src/secret.py)"]`` forbids a patch of that file too.
+        """
+        targets = (paths,) if isinstance(paths, str) else tuple(paths)
+        return self._decide(_PATCH, _PatchArgs(paths=targets), FILE_TOOLS, f"writing {', '.join(targets)}")
+
+    def _decide(self, tool: ToolSpec, args: Any, rule_tools: tuple[str, ...], what: str) -> Decision:
+        """``decide``, with the rules of any of ``rule_tools`` (or ``*``) applying; ``what`` a rule's denial forbids."""
         if tool.level > self.level:
             return Decision(
                 "deny",
@@ -140,12 +176,11 @@ class Policy:
         mode_denial = _mode_denial(tool, args, self.mode)
         if mode_denial:
             return Decision("deny", mode_denial[0], by="mode", allow_with=mode_denial[1])
-        matching = [rule for rule in self.rules if rule.matches(tool, args)]
+        named = [replace(tool, name=name) for name in rule_tools] if rule_tools != (tool.name,) else [tool]
+        matching = [rule for rule in self.rules if any(rule.matches(spec, args) for spec in named)]
         denied = next((r for r in matching if r.action == "deny"), None)
         if denied:
-            return Decision(
-                "deny", f"the rule deny {denied} ({denied.source}) forbids this call.", by="rule", rule=denied
-            )
+            return Decision("deny", f"the rule deny {denied} ({denied.source}) forbids {what}.", by="rule", rule=denied)
         test_denial = _test_denial(tool, args, self.protect_tests)
         if test_denial:
             return Decision("deny", test_denial, by="protected_test")
@@ -179,6 +214,62 @@ class Policy:
     def check_sandbox(self) -> SandboxMode:
         """How the final test check runs: writable only where the user already lets commands write unasked."""
         return "workspace-write" if self.level >= 3 and self.auto_approve else "read-only"
+
+    @property
+    def commands_writable(self) -> bool:
+        """The agent's commands see the workspace writable (``ToolContext.writable``): level 3."""
+        return self.command_sandbox == "workspace-write"
+
+    @property
+    def check_writable(self) -> bool:
+        """The final test check sees the workspace writable: level 3 with ``--yes``."""
+        return self.check_sandbox == "workspace-write"
+
+    def narrowed(self, *, level: int | None = None, mode: str | None = None) -> Policy:
+        """A sub-agent's policy: this one with a level no higher and a mode whose effects this mode has.
+
+        ``None`` keeps this policy's level or mode; rules, ``--yes`` and protected tests stay as they are.
+
+        Raises:
+            NarrowingRefused: the level or mode would allow more than this policy does (the message says what
+                it allows).
+        """
+        level = self.level if level is None else level
+        if level > self.level:
+            raise NarrowingRefused(
+                f"A sub-agent may not have level {level}: this run has level {self.level}, its most."
+            )
+        mode = self.mode if mode is None else mode
+        if mode not in MODES:
+            raise NarrowingRefused(f"Unknown mode {mode!r}; modes: {', '.join(MODES)}.")
+        if not mode_narrows(mode, self.mode):
+            raise NarrowingRefused(
+                f"A sub-agent may not use mode {mode!r}: it allows more than this run's {self.mode!r}."
+            )
+        return replace(self, level=level, mode=mode)
+
+
+class NarrowingRefused(ToolError):
+    """A sub-agent asked for more than its parent's policy allows; the message names what the parent allows."""
+
+
+class _PatchArgs(ToolArgs):
+    paths: tuple[str, ...]
+
+
+def _not_a_tool(_args: Any, _ctx: Any) -> ToolResult:
+    return ToolResult.failure("a patch is written by its caller, never run as a tool")
+
+
+_PATCH = ToolSpec(
+    "patch",
+    "A patch written outside a tool call (chrysalis fix, the repair tool): judged as write_file writing its paths.",
+    _PatchArgs,
+    "write",
+    2,
+    _not_a_tool,
+    write_targets=lambda args: list(args.paths),
+)
 
 
 SandboxMode = Literal["read-only", "workspace-write"]

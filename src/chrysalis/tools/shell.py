@@ -156,7 +156,7 @@ def run_confined(
 
 
 def run_command(command: str, ctx: ToolContext, timeout: float | None = None) -> tuple[int | None, str]:
-    """Run ``command`` confined in the workspace (read-only when ``ctx.sandbox``); returns (exit code, report).
+    """Run ``command`` confined in the workspace (read-only unless ``ctx.writable``); returns (exit code, report).
 
     The report starts with ``exit code N`` (or says it timed out or was stopped), then the capped
     output; the agent's guards read that first line to know whether the last check passed.
@@ -170,7 +170,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float | None = None) ->
     limit = min(timeout or ctx.shell_timeout, ctx.shell_timeout)
     options = ctx.sandbox_options
     try:
-        confined = confine(SandboxSpec(workspace, writable=not ctx.sandbox, options=options), command)
+        confined = confine(SandboxSpec(workspace, writable=ctx.writable, options=options), command)
     except SandboxUnavailable as exc:
         raise ToolError(str(exc)) from None
     try:

@@ -1,0 +1,69 @@
+"""A call the policy asks about runs only when a person approves it; with no one to ask, it is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chrysalis.agent.gate.call import Call, Wrapper
+from chrysalis.events import ApprovalRequest, Event
+from chrysalis.tools.base import ToolResult
+from chrysalis.tools.policy import Decision
+
+__all__ = ["ApprovalTools", "Approver", "Asking", "rerun_hint"]
+
+Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
+"""Asks the user: (tool, args, reason) -> approved?"""
+
+
+@dataclass(frozen=True)
+class Asking:
+    """Puts a decision to the person, reports the answer (an ``approval_request`` event) and says why not."""
+
+    approver: Approver | None
+    """None: nobody can approve here (no terminal, ``--json``, a server), so every question is refused."""
+    run_id: str
+    emit: Callable[[Event], None]
+
+    async def ask(
+        self, call_id: str, tool: str, args: dict[str, Any], decision: Decision, *, done: str = "run"
+    ) -> str | None:
+        """None when approved, else the refusal: "REASON It was not DONE: the user declined it." (or: no one could)."""
+        approved = self.approver is not None and await self.approver(tool, args, decision.reason)
+        self.emit(
+            ApprovalRequest(
+                run_id=self.run_id, call_id=call_id, tool=tool, args=args, reason=decision.reason, approved=approved
+            )
+        )
+        if approved:
+            return None
+        how = "the user declined it" if self.approver else f"no one can approve it here{rerun_hint(decision)}"
+        return f"{decision.reason} It was not {done}: {how}."
+
+
+def rerun_hint(decision: Decision) -> str:
+    """How to let a call that needs approval run unattended: --yes, unless a rule insists on asking."""
+    if decision.by == "rule" and decision.rule is not None:
+        return f" (the rule ask {decision.rule} asks even with --yes; remove it from {decision.rule.source})"
+    if decision.by == "judge":
+        return " (a command the judge calls unsafe is run only with a person's approval; run it yourself if it is fine)"
+    return " (rerun with --yes)"
+
+
+@dataclass(kw_only=True)
+class ApprovalTools(Wrapper):
+    """Runs a call its decision allows; one it asks about runs only if approved (a refusal counts as a denial)."""
+
+    asking: Asking
+
+    async def call(self, call: Call) -> ToolResult:
+        """Run the call when allowed or approved; its outcome is ``allow``, ``approved`` or ``declined``."""
+        if call.decision.kind == "ask":
+            refusal = await self.asking.ask(call.id, call.spec.name, call.raw, call.decision)
+            if refusal is not None:
+                return call.refuse(refusal, "declined")
+            call.outcome = "approved"
+        else:
+            call.outcome = "allow"
+        return await self.inner.call(call)
