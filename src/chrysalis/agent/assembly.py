@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.choice import SessionModels
 from chrysalis.agent.durability import Durability
+from chrysalis.agent.gate.patches import patch_authoriser
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.limits import RunLimits
@@ -29,6 +30,7 @@ from chrysalis.evolve.priority import plan_for
 from chrysalis.plugin import Offer
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
+from chrysalis.tools.policy import Policy
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -88,6 +90,8 @@ class RunAssembly:
             guards=RunGuards(),
             judge=self.judge(),
             durability=self.durability,
+            policy=run.policy,
+            step=run.step,
         )
 
         def price(tokens_in: int, tokens_out: int) -> float:
@@ -124,8 +128,10 @@ def run_scope(
     sub_agent: bool,
     durable: bool,
     spawn: Spawn,
+    approver: Approver | None,
 ) -> RunScope:
-    """The run as capabilities see it: the session's choices now, and the run's tally for sub-agents' costs."""
+    """The run as capabilities see it: the session's choices now, the run's one policy, its tally's readers."""
+    policy = Policy.from_settings(settings)
 
     def charge(cost: float) -> None:
         tally.cost_usd += cost
@@ -145,7 +151,10 @@ def run_scope(
         saved=saved,
         sub_agent=sub_agent,
         durable=durable,
+        policy=policy,
+        authorise_patch=patch_authoriser(policy, approver, run_id=run_id, emit=emit),
         spawn=spawn,
+        step=lambda: tally.steps,
         spent=lambda: tally.cost_usd,
         charge=charge,
     )

@@ -95,6 +95,7 @@ class AgentLoop:
             max_failures=setup.limits.check_retries,
             task=setup.task,
             durability=setup.durability,
+            policy=setup.tools.policy,
         )
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self._usage = (0, 0)
@@ -169,7 +170,6 @@ class AgentLoop:
                     await self.stream.request(node, run.ctx)
                 elif Agent.is_call_tools_node(node):
                     self._priced(run.usage.input_tokens, run.usage.output_tokens)
-                    setup.tools.step = self.tally.steps
                     self.stream.reply(node.model_response)
             assert run.result is not None  # the graph ended, so it has a result
             self.history = list(run.result.all_messages())

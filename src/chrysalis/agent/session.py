@@ -145,6 +145,7 @@ class AgentSession:
             sub_agent=self.parent_run_id is not None,
             durable=self.durability is not None,
             spawn=lambda s, p, r: self.child(s, p, parent_run_id=r),
+            approver=self.approver,
         )
 
     def _begin(self, scope: RunScope, kind: str, choice: RunChoice) -> RunScope:

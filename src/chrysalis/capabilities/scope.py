@@ -7,15 +7,17 @@ capability reads the run, it never changes it; what it adds goes back through it
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 from chrysalis.config import Settings
 from chrysalis.events import Event
 from chrysalis.plugin import Capability, Offer
+from chrysalis.repair.apply import Authorise, allow_all
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
+from chrysalis.tools.policy import Policy
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -71,8 +73,14 @@ class RunScope:
     """The run's steps are saved as a stored conversation (not a sub-agent's, not a durable run's)."""
     sub_agent: bool
     durable: bool
+    policy: Policy = field(default_factory=lambda: Policy(level=0, mode="ask"))
+    """The run's one policy (built once per run); capabilities ask it, never the settings, what may happen."""
+    authorise_patch: Authorise = allow_all
+    """Judges a patch written outside a tool call (repair's winner) as ``write_file``: policy, then approval."""
     spawn: Spawn | None = None
     """Starts a sub-agent's session (None where sub-agents are not allowed)."""
+    step: Callable[[], int] = lambda: 0
+    """The model request the run is at (the tool calls of that step report it)."""
     spent: Callable[[], float] = lambda: 0.0
     """What the run has spent so far (USD)."""
     charge: Callable[[float], None] = lambda _usd: None

@@ -16,13 +16,17 @@ class RepairPlugin(NoHooks):
     name = "repair"
 
     def offer(self, run: RunScope) -> Offer[ToolSpec]:
-        """The tool for the coding profiles at level 2 or more in code mode, on a model repair can sample."""
+        """The tool for the coding profiles whose policy may write, in code mode, on a model repair can sample."""
         s = run.settings
-        if run.tools_given or run.profile not in ("coder", "all") or s.level < 2 or s.mode != "code":
+        if run.tools_given or run.profile not in ("coder", "all") or run.policy.may_write([]).kind == "deny":
             return Offer()
-        if not has_sampling_path(run.model_name, s):
+        if s.mode != "code" or not has_sampling_path(run.model_name, s):
             return Offer()
-        tools = {"repair": repair_tool(s, run.model_name, run.run_id, run.stores.checkpoints, run.emit)}
+        tools = {
+            "repair": repair_tool(
+                s, run.model_name, run.run_id, run.stores.checkpoints, run.emit, authorise=run.authorise_patch
+            )
+        }
         if "run_tests" in run.tools:
             tools["run_tests"] = pointing_to_repair(run.tools["run_tests"])
         return Offer(tools)

@@ -20,6 +20,7 @@ from chrysalis.config import Settings
 from chrysalis.events import Event
 from chrysalis.evolve.priority import plan_for
 from chrysalis.llm.names import ModelName
+from chrysalis.repair.apply import Authorise, allow_all
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.run_tests import detect_test_command
@@ -63,9 +64,18 @@ def has_sampling_path(model: str, settings: Settings) -> bool:
 
 
 def repair_tool(
-    settings: Settings, model: str, run_id: str, checkpoints: CheckpointStore, emit: Callable[[Event], None]
+    settings: Settings,
+    model: str,
+    run_id: str,
+    checkpoints: CheckpointStore,
+    emit: Callable[[Event], None],
+    *,
+    authorise: Authorise = allow_all,
 ) -> ToolSpec:
-    """The ``repair`` tool of one run: samples ``model``, checkpoints under ``run_id``, emits repair events."""
+    """The ``repair`` tool of one run: samples ``model``, checkpoints under ``run_id``, emits repair events.
+
+    The winner is written only if ``authorise`` allows it: the run's policy judges it as ``write_file``.
+    """
 
     async def run(args: RepairArgs, ctx: ToolContext) -> ToolResult:
         from chrysalis.llm.sampling import Sampler
@@ -91,8 +101,14 @@ def repair_tool(
             checkpoints=checkpoints,
             run_id=run_id,
             emit=emit,
+            authorise=authorise,
         )
         report = await repairer.run(apply=True)
+        if report.success and report.winner is not None and report.refusal is not None:
+            return ToolResult.failure(
+                f"Repair found a fix the tests pass, but it was not applied: {report.refusal.reason}\n"
+                f"{report.winner.diff}"
+            )
         if report.success and report.winner is not None:
             return ToolResult.success(
                 f"Repaired {report.winner.suspect.path}: the tests pass with this change (applied; "

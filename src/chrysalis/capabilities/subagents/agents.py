@@ -23,15 +23,16 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import Field
 
-from chrysalis.config import MODES, Settings
+from chrysalis.config import Settings
+from chrysalis.config.choices import Mode
 from chrysalis.errors import ChrysalisError
 from chrysalis.events import RunResult
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.policy import mode_narrows
+from chrysalis.tools.policy import Policy
 
 __all__ = ["SUBAGENT_PROFILES", "SUBAGENT_TOOLS", "ChildSession", "Spawn", "SubAgents"]
 
@@ -244,19 +245,12 @@ class SubAgents:
     def _narrowed(self, args: SpawnArgs) -> Settings:
         """The child's settings: the parent's, narrowed as asked; asking for more is a ToolError."""
         parent = self.parent_settings
-        level = parent.level if args.level is None else args.level
-        if level > parent.level:
-            raise ToolError(f"A sub-agent may not have level {level}: this run has level {parent.level}, its most.")
-        mode = parent.mode if args.mode is None else args.mode
-        if mode not in MODES:
-            raise ToolError(f"Unknown mode {mode!r}; modes: {', '.join(MODES)}.")
-        if not mode_narrows(mode, parent.mode):
-            raise ToolError(f"A sub-agent may not use mode {mode!r}: it allows more than this run's {parent.mode!r}.")
+        child = Policy.from_settings(parent).narrowed(level=args.level, mode=args.mode)  # asking for more: refused
         steps = min(args.max_steps or DEFAULT_CHILD_STEPS, parent.max_steps)
         return dataclasses.replace(
             parent,
-            level=level,
-            mode=mode,
+            level=child.level,
+            mode=cast(Mode, child.mode),  # narrowed checked it is one of MODES
             max_steps=steps,
             budget=self._carved_budget(),
             profile=args.profile,
