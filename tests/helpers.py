@@ -3,11 +3,13 @@
 Test modules import helpers from here only (never from each other or from a conftest); fixtures
 live in the conftest files and are used by name.
 
-- Scripted agent models: ``Script``, ``tool``, ``final``.
+- Agent sessions on a scripted model (``chrysalis.llm.testing.ScriptedModel``): ``session_for``, ``run_agent``,
+  ``run_ok``.
 - Evolve fakes: ``TRAIN``, ``CAREFUL``, ``Adder``, ``FakeClock`` and the prompt readers.
-- The ``chrysalis`` command in a subprocess: ``chrysalis``, ``assert_clean_error``.
-- Tools: ``WriteLog`` (the ``before_write`` hook that records); the sandboxes: ``SANDBOX_KINDS``, ``sandbox_works``,
-  ``processes_with``, ``wait_until_no_process_with``.
+- The ``chrysalis`` command in a subprocess: ``chrysalis``, ``scripted`` (its flags for a scripted server),
+  ``assert_clean_error``.
+- Tools: ``WriteLog`` (the ``before_write`` hook that records), ``git`` (as a test user); the sandboxes:
+  ``SANDBOX_KINDS``, ``sandbox_works``, ``processes_with``, ``wait_until_no_process_with``.
 - Fake weights: ``FakeParts``, ``make_info``, ``write_wheel``, ``FetchRecorder``, ``fake_python``.
 - An embeddings endpoint on 127.0.0.1: ``EmbeddingServer``, ``EmbeddingRequest``.
 - The embedded model and the benchmarks: ``E2E_MODEL``, ``REAL_MODEL_CACHE``, ``BENCH``, ``load_bench_module``.
@@ -15,6 +17,7 @@ live in the conftest files and are used by name.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.util
 import json
@@ -33,68 +36,59 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserPromptPart
+from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import RequestUsage
 
-from chrysalis.config import chrysalis_home
+from chrysalis.config import chrysalis_home, load_settings
+from chrysalis.events import Event, RunResult
 from chrysalis.llm.embeddings import LexicalEmbedder
 from chrysalis.llm.local.catalog import LocalModelInfo
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, FetchPhase
-from chrysalis.llm.testing import ScriptedOpenAIServer
+from chrysalis.llm.testing import ScriptedModel, ScriptedOpenAIServer, output_call
 from chrysalis.tools.sandbox import BackendName, probe
 
-# -- Scripted agent models --------------------------------------------------------------------------
+if TYPE_CHECKING:
+    from chrysalis.agent.session import AgentSession
 
-Step = tuple[str, Any]
-"""``("tool", (name, args))`` or ``("final", text)``; build them with ``tool`` and ``final``."""
-
-
-@dataclass
-class Script:
-    """A pydantic-ai ``FunctionModel`` that plays ``steps`` in order (the last one repeats) and records what it saw."""
-
-    steps: list[Step]
-    seen: list[list[ModelMessage]] = field(default_factory=list[list[ModelMessage]])
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.seen.append(list(messages))
-            index = min(len(self.seen) - 1, len(self.steps) - 1)
-            kind, payload = self.steps[index]
-            if kind == "final":
-                return ModelResponse(parts=[TextPart(payload)])
-            name, args = payload
-            return ModelResponse(parts=[ToolCallPart(name, args)])
-
-        return FunctionModel(respond)
-
-    def tool_returns(self) -> list[Any]:
-        """The tool results the model saw, in order."""
-        out: list[Any] = []
-        for message in self.seen[-1]:
-            for part in message.parts:
-                if part.part_kind in ("tool-return", "retry-prompt", "retry-feedback"):
-                    out.append(getattr(part, "content", None))
-        return out
+# -- Agent sessions on a scripted model (``chrysalis.llm.testing.ScriptedModel``) ------------------------
 
 
-def tool(name: str, **args: Any) -> Step:
-    return ("tool", (name, args))
+def session_for(
+    workspace: Path, model: ScriptedModel | Model, events: list[Event] | None = None, /, **flags: Any
+) -> AgentSession:
+    """A session on ``workspace`` with ``flags`` that appends its events to ``events``; a script plays its steps.
+
+    ``flags`` are settings, ``model="openai:gpt-4o"`` among them (the name the session prices and records);
+    the positional ``model`` is what answers.
+    """
+    from chrysalis.agent.session import AgentSession  # here, not at the top: most tests never start a session
+
+    settings = load_settings({"workspace": workspace, **flags})
+    played = model.model() if isinstance(model, ScriptedModel) else model
+    return AgentSession(settings, model=played, on_event=(events if events is not None else []).append)
 
 
-def final(text: str) -> Step:
-    return ("final", text)
+def run_agent(
+    workspace: Path, model: ScriptedModel | Model, task: str = "do the task", /, **flags: Any
+) -> tuple[RunResult, list[Event]]:
+    """``task`` in a fresh session, closed afterwards: the result and every event."""
+    events: list[Event] = []
+    session = session_for(workspace, model, events, **flags)
+    try:
+        result = asyncio.run(session.run(task))
+    finally:
+        session.close()
+    return result, events
+
+
+def run_ok(workspace: Path, model: ScriptedModel | Model, task: str = "do the task", /, **flags: Any) -> list[Event]:
+    """``run_agent`` for a run that must succeed: its events."""
+    result, events = run_agent(workspace, model, task, **flags)
+    assert result.success, result
+    return events
 
 
 # -- Evolve fakes: FunctionModels that read the prompt, and a clock ---------------------------------
@@ -116,12 +110,6 @@ def user_prompt(messages: list[ModelMessage]) -> str:
     first = messages[0]
     assert isinstance(first, ModelRequest)
     return next(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
-
-
-def reply(args: dict[str, Any], *, input_tokens: int = 10, output_tokens: int = 5) -> ModelResponse:
-    """A call of the output tool ``final_result`` with ``args``."""
-    usage = RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens)
-    return ModelResponse(parts=[ToolCallPart("final_result", args)], usage=usage)
 
 
 def output_properties(info: AgentInfo) -> list[str]:
@@ -149,15 +137,17 @@ class Adder:
         self.calls += 1
         system = system_prompt(messages)
         if "You improve the instructions" in system:
-            return reply({"new_instructions": CAREFUL})
+            return output_call({"new_instructions": CAREFUL}).response()
         a, b = (int(n) for n in re.findall(r"\d+", user_prompt(messages)))
         tokens = len(system) // 4
         if "reasoning" in output_properties(info):
             answer: Any = "many" if self.broken_reasoning else a + b
-            return reply({"reasoning": f"{a} plus {b}", "answer": answer}, input_tokens=tokens, output_tokens=105)
+            return output_call(
+                {"reasoning": f"{a} plus {b}", "answer": answer}, input_tokens=tokens, output_tokens=105
+            ).response()
         helped = "Example 1" in system or "carefully" in system
         wrong = a % 4 == 1 if helped else a % 2 == 1
-        return reply({"answer": a + b + int(wrong)}, input_tokens=tokens)
+        return output_call({"answer": a + b + int(wrong)}, input_tokens=tokens).response()
 
 
 class FakeClock:
@@ -199,6 +189,11 @@ def chrysalis(
         timeout=CLI_HANG_GUARD,
         stdin=subprocess.DEVNULL,
     )
+
+
+def scripted(base_url: str, model: str = "scripted") -> tuple[str, ...]:
+    """The flags that point a ``chrysalis`` command at a ``ScriptedOpenAIServer``: ``--base-url URL --model NAME``."""
+    return ("--base-url", base_url, "--model", model)
 
 
 def interrupted_run(
@@ -250,6 +245,18 @@ PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
 
 
 # -- Tools ------------------------------------------------------------------------------------------
+
+
+def git(workspace: Path, *args: str) -> str:
+    """``git ARGS`` in ``workspace``, committing as ``T <t@example.com>``: its output, stripped; an error fails."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=workspace,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
 
 
 @dataclass

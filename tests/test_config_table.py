@@ -18,7 +18,7 @@ from chrysalis.cli.config_cmd import show_config
 from chrysalis.cli.repl import LIVE_SETTINGS, SLASH_COMMANDS, Repl
 from chrysalis.config import ENTRIES, KEYS, TABLE, Entry, SettingFlags, Settings, coerce_value, load_settings
 from chrysalis.errors import ConfigError
-from tests.helpers import Script, final
+from chrysalis.llm.testing import ScriptedModel, final
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +109,7 @@ def test_config_show_lists_every_entry_with_its_value_and_source(entry: Entry[An
 def repl(out: io.StringIO) -> Iterator[Repl]:
     from chrysalis.agent.session import AgentSession
 
-    made = Repl(AgentSession(load_settings(), model=Script([final("ok")]).model()), Console(file=out, width=300))
+    made = Repl(AgentSession(load_settings(), model=ScriptedModel([final("ok")]).model()), Console(file=out, width=300))
     try:
         yield made
     finally:

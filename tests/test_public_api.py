@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import chrysalis
-from tests.helpers import Script, final, tool
+from chrysalis.llm.testing import ScriptedModel, final, tool
 
 
 def test_exports_resolve() -> None:
@@ -17,7 +17,7 @@ def test_exports_resolve() -> None:
 
 
 def test_library_agent_runs_a_task(workspace: Path) -> None:
-    script = Script([tool("read_file", path="calc.py"), final("It adds.")])
+    script = ScriptedModel([tool("read_file", path="calc.py"), final("It adds.")])
     with chrysalis.Agent(script.model(), workspace=workspace, level=0) as agent:
         result = agent.run_sync("what does subtract do?")
     assert result.success and result.output == "It adds." and result.steps == 2

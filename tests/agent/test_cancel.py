@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from chrysalis.events import Event
+from chrysalis.llm.testing import ScriptedModel, tool
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.shell import shell
-from tests.agent.test_loop import session_for
-from tests.helpers import Script, processes_with, tool, wait_until_no_process_with
+from tests.helpers import processes_with, session_for, wait_until_no_process_with
 
 
 def blocking_command(workspace: Path) -> tuple[str, str, Path]:
@@ -59,7 +59,7 @@ def test_stopping_a_runs_commands_kills_the_one_running_and_any_started_later(wo
 def test_a_cancelled_run_kills_the_command_its_tool_call_started(workspace: Path) -> None:
     command, marker, fifo = blocking_command(workspace)
     events: list[Event] = []
-    session = session_for(workspace, Script([tool("shell", command=command)]), events, level=3, yes=True)
+    session = session_for(workspace, ScriptedModel([tool("shell", command=command)]), events, level=3, yes=True)
 
     async def main() -> None:
         run = asyncio.create_task(session.run("run the command"))

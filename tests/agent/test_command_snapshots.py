@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
 from pathlib import Path
-from typing import Any
 
-from chrysalis.agent.session import AgentSession
-from chrysalis.config import load_settings
 from chrysalis.events import Event, ToolResultEvent
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
-from tests.helpers import Script, final, tool
+from tests.helpers import git, run_agent
 
 ORIGINAL = "def add(a, b):\n    return a + b\n"
+TASK = "change things"
 
 
 def project(tmp_path: Path) -> Path:
@@ -23,20 +20,8 @@ def project(tmp_path: Path) -> Path:
     (root / "calc.py").write_text(ORIGINAL)
     (root / "old.txt").write_text("old\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args], cwd=root, check=True)
+        git(root, *args)
     return root
-
-
-def run(workspace: Path, script: Script, **flags: Any) -> list[Event]:
-    events: list[Event] = []
-    session = AgentSession(
-        load_settings({"workspace": workspace, **flags}), model=script.model(), on_event=events.append
-    )
-    try:
-        asyncio.run(session.run("change things"))
-    finally:
-        session.close()
-    return events
 
 
 def results(events: list[Event], name: str) -> list[ToolResultEvent]:
@@ -45,7 +30,7 @@ def results(events: list[Event], name: str) -> list[ToolResultEvent]:
 
 def test_undo_restores_what_shell_commands_and_a_commit_changed(tmp_path: Path, chrysalis_home: Path) -> None:
     ws = project(tmp_path)
-    script = Script(
+    script = ScriptedModel(
         [
             tool("shell", command="sed -i 's/a + b/a - b/' calc.py && rm old.txt && echo new > new.txt"),
             tool("write_file", path="notes.md", content="by a file tool\n"),
@@ -53,7 +38,7 @@ def test_undo_restores_what_shell_commands_and_a_commit_changed(tmp_path: Path, 
             final("done"),
         ]
     )
-    events = run(ws, script, level=3, yes=True)
+    _, events = run_agent(ws, script, TASK, level=3, yes=True)
     assert all(r.ok for r in results(events, "shell") + results(events, "git_commit")), events
     assert "a - b" in (ws / "calc.py").read_text()
 
@@ -68,7 +53,7 @@ def test_undo_restores_what_shell_commands_and_a_commit_changed(tmp_path: Path, 
 
 def test_commands_in_the_read_only_sandbox_take_no_snapshot(tmp_path: Path, chrysalis_home: Path) -> None:
     ws = project(tmp_path)
-    events = run(ws, Script([tool("shell", command="cat calc.py"), final("read it")]), level=1)
+    _, events = run_agent(ws, ScriptedModel([tool("shell", command="cat calc.py"), final("read it")]), TASK, level=1)
     assert len(results(events, "shell")) == 1
     assert not (chrysalis_home / "shadow").exists()
 
@@ -76,7 +61,9 @@ def test_commands_in_the_read_only_sandbox_take_no_snapshot(tmp_path: Path, chry
 def test_a_command_that_cannot_be_snapshotted_is_not_run(tmp_path: Path, chrysalis_home: Path) -> None:
     ws = project(tmp_path)
     (chrysalis_home / "shadow").write_text("a file where the snapshot folder should be\n")
-    events = run(ws, Script([tool("shell", command="echo ran > ran.txt"), final("tried")]), level=3, yes=True)
+    _, events = run_agent(
+        ws, ScriptedModel([tool("shell", command="echo ran > ran.txt"), final("tried")]), TASK, level=3, yes=True
+    )
     [result] = results(events, "shell")
     assert not result.ok and result.error is not None and result.error.startswith("Not run: ")
     assert "snapshot store" in result.error
@@ -89,8 +76,10 @@ def test_the_final_check_on_the_real_workspace_is_undone_too(tmp_path: Path, chr
     (ws / "tests" / "test_calc.py").write_text(
         "from pathlib import Path\n\n\ndef test_writes():\n    Path('generated.txt').write_text('by the tests')\n"
     )
-    script = Script([tool("write_file", path="calc.py", content="def add(a, b):\n    return b + a\n"), final("ok")])
-    events = run(ws, script, level=3, yes=True)
+    script = ScriptedModel(
+        [tool("write_file", path="calc.py", content="def add(a, b):\n    return b + a\n"), final("ok")]
+    )
+    _, events = run_agent(ws, script, TASK, level=3, yes=True)
     assert any(e.type == "check" for e in events) and (ws / "generated.txt").exists()
     with Stores.open(chrysalis_home) as stores:
         stores.checkpoints.undo(ws)

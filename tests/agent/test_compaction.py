@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic_ai.messages import (
@@ -18,12 +17,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.compaction.summary import SUMMARY_INSTRUCTIONS, cut_results, transcript, turns
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.events import Compacted, Event
 from chrysalis.stores import Stores
+from tests.helpers import session_for
 
 
 class Talker:
@@ -47,10 +46,6 @@ class Talker:
             return ModelResponse(parts=[TextPart(f"ok: {task}")])
 
         return FunctionModel(respond)
-
-
-def session_for(workspace: Path, model: FunctionModel, events: list[Event], **flags: Any) -> AgentSession:
-    return AgentSession(load_settings({"workspace": workspace, **flags}), model=model, on_event=events.append)
 
 
 def test_a_long_conversation_is_compacted_before_a_run_and_the_needle_survives(workspace: Path) -> None:

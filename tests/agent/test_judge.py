@@ -16,7 +16,8 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied
 from chrysalis.events import ApprovalRequest, Event, JudgeVerdict, ToolResultEvent
-from tests.helpers import Script, assert_clean_error, chrysalis, final, tool
+from chrysalis.llm.testing import ScriptedModel, final, tool
+from tests.helpers import assert_clean_error, chrysalis
 
 
 class Judge:
@@ -50,7 +51,7 @@ def run_with_judge(
     settings = load_settings({"workspace": workspace, "judge": "test:judge", **flags})
     session = AgentSession(
         settings,
-        model=Script(steps).model(),
+        model=ScriptedModel(steps).model(),
         on_event=events.append,
         approver=approver if approve is not None else None,
         judge_model=judge.model,

@@ -3,26 +3,23 @@ policy per mode, and what semantic mode offers."""
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ToolReturnPart
 
-from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.knowledge.tools import kg_tools
-from chrysalis.config import load_settings
+from chrysalis.capabilities.memory.tools import memory_tools
 from chrysalis.events import ApprovalRequest, Event, ToolResultEvent
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, workspace_scope
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.registry import builtin_tools
+from tests.helpers import run_ok
 
 KG = {"kg_add", "kg_query", "kg_remove"}
 MEMORY = {"remember", "recall", "forget"}
@@ -31,49 +28,12 @@ READS = {"read_file", "list_dir", "find", "grep", "git_status", "git_diff", "git
 SUBAGENTS = {"spawn_agent", "agent_status", "cancel_agent"}
 
 
-@dataclass
-class Recorder:
-    """Plays ``calls`` (tool name, args) one per request, then answers "done"; records what each request had."""
-
-    calls: list[tuple[str, dict[str, Any]]]
-    instructions: list[str] = field(default_factory=list[str])
-    offered: list[list[str]] = field(default_factory=list[list[str]])
-    requests: list[ModelRequest] = field(default_factory=list[ModelRequest])
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            last = messages[-1]
-            assert isinstance(last, ModelRequest)
-            self.requests.append(last)
-            self.instructions.append(last.instructions or "")
-            self.offered.append([tool.name for tool in info.function_tools])
-            step = len(self.offered) - 1
-            if step < len(self.calls):
-                name, args = self.calls[step]
-                return ModelResponse(parts=[ToolCallPart(name, args)])
-            return ModelResponse(parts=[TextPart("done")])
-
-        return FunctionModel(respond)
-
-
-def run(workspace: Path, task: str, recorder: Recorder, **flags: Any) -> list[Event]:
-    events: list[Event] = []
-    settings = load_settings({"workspace": workspace, **flags})
-    session = AgentSession(settings, model=recorder.model(), on_event=events.append)
-    try:
-        result = asyncio.run(session.run(task))
-    finally:
-        session.close()
-    assert result.success, result
-    return events
-
-
-def unknown_tools(recorder: Recorder) -> list[str]:
+def unknown_tools(script: ScriptedModel) -> list[str]:
     """The calls the model was told are not tools of its run (they never reached a tool)."""
     return [
         part.tool_name
-        for request in recorder.requests
-        for part in request.parts
+        for messages in script.seen
+        for part in messages[-1].parts
         if isinstance(part, ToolReturnPart) and str(part.content).startswith("Unknown tool name")
     ]
 
@@ -83,43 +43,44 @@ def results(events: list[Event]) -> list[tuple[str, bool, str]]:
 
 
 def test_facts_added_in_one_run_are_queried_in_the_next_and_removed(workspace: Path, chrysalis_home: Path) -> None:
-    adder = Recorder(
+    adder = ScriptedModel(
         [
-            ("kg_add", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
-            (
-                "kg_add",
-                {"subject": "parser.py", "predicate": "rdfs:comment", "object": "Builds the tree", "literal": True},
-            ),
-            ("kg_add", {"subject": "ruff", "predicate": "formats", "object": "Python", "scope": "global"}),
+            tool("kg_add", subject="parser.py", predicate="depends_on", object="lexer.py"),
+            tool("kg_add", subject="parser.py", predicate="rdfs:comment", object="Builds the tree", literal=True),
+            tool("kg_add", subject="ruff", predicate="formats", object="Python", scope="global"),
+            final("done"),
         ]
     )
-    events = run(workspace, "map the modules", adder, mode="semantic")
+    events = run_ok(workspace, adder, "map the modules", mode="semantic")
     assert not any(isinstance(e, ApprovalRequest) for e in events)  # graph writes need no approval
     said = results(events)
-    assert [(tool, ok) for tool, ok, _ in said] == [("kg_add", True)] * 3
+    assert [(name, ok) for name, ok, _ in said] == [("kg_add", True)] * 3
     assert said[0][2] == (
         "Added to this workspace's graph: parser.py depends_on lexer.py\n"
         "In SPARQL: kg:parser.py kg:depends_on kg:lexer.py"
     )
     assert said[2][2].startswith("Added to the global graph: ruff formats Python")
 
-    asker = Recorder(
+    asker = ScriptedModel(
         [
-            ("kg_query", {"sparql": "SELECT ?p ?o WHERE { kg:parser.py ?p ?o } ORDER BY ?p"}),
-            ("kg_query", {"sparql": "ASK { kg:ruff kg:formats kg:Python }"}),
-            ("kg_remove", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"}),
-            ("kg_query", {"sparql": "ASK { kg:parser.py kg:depends_on ?x }"}),
+            tool("kg_query", sparql="SELECT ?p ?o WHERE { kg:parser.py ?p ?o } ORDER BY ?p"),
+            tool("kg_query", sparql="ASK { kg:ruff kg:formats kg:Python }"),
+            tool("kg_remove", subject="parser.py", predicate="depends_on", object="lexer.py"),
+            tool("kg_query", sparql="ASK { kg:parser.py kg:depends_on ?x }"),
+            final("done"),
         ]
     )
-    (selected, asked, after) = results(run(workspace, "what does the parser need?", asker, mode="ask"))
+    (selected, asked, after) = results(run_ok(workspace, asker, "what does the parser need?", mode="ask"))
     assert selected == ("kg_query", True, '?p | ?o\nrdfs:comment | "Builds the tree"\ndepends_on | lexer.py\n(2 rows)')
     assert asked == ("kg_query", True, "true")
     assert "kg_remove" not in asker.offered[0]  # ask mode reads the graph; its kg_remove call never ran
     assert unknown_tools(asker) == ["kg_remove"]
     assert after == ("kg_query", True, "true")
 
-    remover = Recorder([("kg_remove", {"subject": "parser.py", "predicate": "depends_on", "object": "lexer.py"})])
-    ((_, ok, text),) = results(run(workspace, "the parser no longer needs the lexer", remover, mode="semantic"))
+    remover = ScriptedModel(
+        [tool("kg_remove", subject="parser.py", predicate="depends_on", object="lexer.py"), final("done")]
+    )
+    ((_, ok, text),) = results(run_ok(workspace, remover, "the parser no longer needs the lexer", mode="semantic"))
     assert ok and text == "Removed from this workspace's graph: parser.py depends_on lexer.py"
     with Stores.open(chrysalis_home) as stores:
         assert [t.show() for t in stores.knowledge.triples()] == [
@@ -143,37 +104,43 @@ def test_facts_added_in_one_run_are_queried_in_the_next_and_removed(workspace: P
 def test_a_refused_query_is_a_failed_result_that_names_the_problem_and_shows_a_working_query(
     workspace: Path, sparql: str, needles: list[str]
 ) -> None:
-    events = run(workspace, "query the graph", Recorder([("kg_query", {"sparql": sparql})]), mode="semantic")
-    ((tool, ok, error),) = results(events)
-    assert tool == "kg_query" and not ok
+    events = run_ok(
+        workspace, ScriptedModel([tool("kg_query", sparql=sparql), final("done")]), "query the graph", mode="semantic"
+    )
+    ((name, ok, error),) = results(events)
+    assert name == "kg_query" and not ok
     for needle in needles:
         assert needle in error
 
 
 def test_an_empty_graph_says_so_and_a_wrong_remove_says_how_to_look(workspace: Path) -> None:
-    recorder = Recorder(
+    recorder = ScriptedModel(
         [
-            ("kg_query", {"sparql": "SELECT ?s WHERE { ?s ?p ?o }"}),
-            ("kg_remove", {"subject": "x", "predicate": "y", "object": "z"}),
-            ("kg_add", {"subject": "x", "predicate": "y", "object": " ", "literal": True}),
+            tool("kg_query", sparql="SELECT ?s WHERE { ?s ?p ?o }"),
+            tool("kg_remove", subject="x", predicate="y", object="z"),
+            tool("kg_add", subject="x", predicate="y", object=" ", literal=True),
+            final("done"),
         ]
     )
-    (empty, missing, blank) = results(run(workspace, "look", recorder, mode="semantic"))
+    (empty, missing, blank) = results(run_ok(workspace, recorder, "look", mode="semantic"))
     assert empty == ("kg_query", True, "No rows match.\nThe knowledge graph is empty: add facts with kg_add first.")
     assert missing[1] is False and "No such triple here; kg_query shows what is stored" in missing[2]
     assert blank == ("kg_add", False, "The literal object is empty: write the value to keep.")
 
 
 def test_semantic_mode_offers_reading_memory_and_graph_tools_and_nothing_that_writes_or_runs(workspace: Path) -> None:
-    writer = Recorder([("write_file", {"path": "notes.md", "content": "x"}), ("shell", {"command": "touch x"})])
-    run(workspace, "write down what you learn", writer, mode="semantic", level="3", yes="true")
+    writer = ScriptedModel(
+        [tool("write_file", path="notes.md", content="x"), tool("shell", command="touch x"), final("done")]
+    )
+    run_ok(workspace, writer, "write down what you learn", mode="semantic", level="3", yes="true")
     assert set(writer.offered[0]) == READS | MEMORY | KG | SUBSCRIPTIONS | SUBAGENTS
     assert unknown_tools(writer) == ["write_file", "shell"]  # refused: they are not tools of this run
     assert not (workspace / "notes.md").exists() and not (workspace / "x").exists()
     assert "kg_add(" in writer.instructions[0] and "kg:NAME" in writer.instructions[0]
 
-    local = Recorder([])  # the embedded model's coder profile: its read tools, memory, the graph, subscriptions
-    run(workspace, "map the modules", local, mode="semantic", profile="coder")
+    # the embedded model's coder profile: its read tools, memory, the graph, subscriptions
+    local = ScriptedModel([final("done")])
+    run_ok(workspace, local, "map the modules", mode="semantic", profile="coder")
     assert set(local.offered[0]) == {"read_file", "list_dir", "grep"} | MEMORY | KG | SUBSCRIPTIONS
 
 
@@ -182,26 +149,33 @@ def test_semantic_mode_offers_reading_memory_and_graph_tools_and_nothing_that_wr
     [("code", KG), ("semantic", KG), ("ask", {"kg_query"}), ("architect", {"kg_query"})],
 )
 def test_which_graph_tools_each_mode_offers(workspace: Path, mode: str, offered: set[str]) -> None:
-    recorder = Recorder([])
-    run(workspace, "hello", recorder, mode=mode, level="0")
+    recorder = ScriptedModel([final("done")])
+    run_ok(workspace, recorder, "hello", mode=mode, level="0")
     assert set(recorder.offered[0]) & KG == offered
 
 
-def test_the_policy_allows_graph_writes_where_memory_writes_are_and_never_asks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", range(4))
+@pytest.mark.parametrize(("mode", "writes"), [("code", True), ("semantic", True), ("ask", False), ("architect", False)])
+def test_graph_and_memory_writes_are_allowed_in_the_same_modes_at_any_level_without_asking_and_reads_everywhere(
+    tmp_path: Path, level: int, mode: str, writes: bool
+) -> None:
     with Stores.open(tmp_path / "home") as stores:
-        tools = kg_tools(stores.knowledge)
+        tools = kg_tools(stores.knowledge) | memory_tools(stores.memory)
+    policy = Policy(level=level, mode=mode)
+    for name in ("kg_add", "kg_remove", "remember", "forget"):
+        spec = tools[name]
+        assert policy.decide(spec, spec.args.model_construct()).kind == ("allow" if writes else "deny"), name
+    for name in ("kg_query", "recall"):
+        spec = tools[name]
+        assert policy.decide(spec, spec.args.model_construct()).kind == "allow", name
+
+
+@pytest.mark.parametrize("level", range(4))
+def test_semantic_mode_refuses_a_file_write_even_when_calls_are_approved(level: int) -> None:
     write_file = builtin_tools()["write_file"]
-    for level in range(4):
-        for mode, writes in (("code", True), ("semantic", True), ("ask", False), ("architect", False)):
-            policy = Policy(level=level, mode=mode)
-            for name in ("kg_add", "kg_remove"):
-                spec = tools[name]
-                assert policy.decide(spec, spec.args.model_construct()).kind == ("allow" if writes else "deny")
-            query = tools["kg_query"]
-            assert policy.decide(query, query.args.model_construct()).kind == "allow"
-        semantic = Policy(level=level, mode="semantic", auto_approve=True)
-        refused = semantic.decide(write_file, write_file.args.model_validate({"path": "notes.md", "content": "x"}))
-        assert refused.kind == "deny" and refused.by in ("level", "mode")
+    semantic = Policy(level=level, mode="semantic", auto_approve=True)
+    refused = semantic.decide(write_file, write_file.args.model_validate({"path": "notes.md", "content": "x"}))
+    assert refused.kind == "deny" and refused.by in ("level", "mode")
 
 
 def test_the_tools_work_without_a_run_and_keep_scopes_apart(tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError
 from chrysalis.events import Event, Start
-from chrysalis.llm.testing import ScriptedOpenAIServer
+from chrysalis.llm.testing import ScriptedModel, ScriptedOpenAIServer, final
 from chrysalis.stores import Stores
-from tests.helpers import Script, final
 
 LOCAL = "local:qwen2.5-coder-1.5b"
 
@@ -92,7 +91,7 @@ def test_a_run_uses_and_reports_the_learned_profile(stores: Stores, workspace: P
     log(stores, "editor", 5, 0)  # FunctionModel sessions record under settings.model and default to "all"
     events: list[Event] = []
     settings = load_settings({"workspace": workspace})
-    session = AgentSession(settings, model=Script([final("ok")]).model(), on_event=events.append, stores=stores)
+    session = AgentSession(settings, model=ScriptedModel([final("ok")]).model(), on_event=events.append, stores=stores)
     asyncio.run(session.run("fix the bug"))
     start = events[0]
     assert isinstance(start, Start)

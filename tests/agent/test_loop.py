@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.learning import task_type
@@ -15,21 +15,16 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.events import ErrorEvent, Event, RedFlag, RunResult, ToolCall, ToolResultEvent
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
-from tests.helpers import Script, final, tool
+from tests.helpers import run_agent, session_for
 
 FIX = "    return a - b\n"
 BUG = "    return a + b\n"
 
 
-def session_for(workspace: Path, script: Script | FunctionModel, events: list[Event], **flags: Any) -> AgentSession:
-    settings = load_settings({"workspace": workspace, **flags})
-    model = script.model() if isinstance(script, Script) else script
-    return AgentSession(settings, model=model, on_event=events.append)
-
-
-def fix_script() -> Script:
-    return Script(
+def fix_script() -> ScriptedModel:
+    return ScriptedModel(
         [
             tool("read_file", path="calc.py"),
             tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX),
@@ -72,7 +67,9 @@ def test_the_run_is_recorded_and_can_be_undone(workspace: Path, chrysalis_home: 
 
 def test_max_steps_stops_with_a_clear_reason(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script([tool("list_dir", path="."), tool("read_file", path="calc.py"), tool("list_dir", path="tests")])
+    script = ScriptedModel(
+        [tool("list_dir", path="."), tool("read_file", path="calc.py"), tool("list_dir", path="tests")]
+    )
     session = session_for(workspace, script, events, max_steps=2)
     with pytest.raises(TaskStopped, match="--max-steps 2") as caught:
         asyncio.run(session.run("look around"))
@@ -83,7 +80,7 @@ def test_max_steps_stops_with_a_clear_reason(workspace: Path) -> None:
 
 def test_budget_stops_a_priced_model(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script([tool("list_dir", path="."), final("done")])
+    script = ScriptedModel([tool("list_dir", path="."), final("done")])
     session = session_for(workspace, script, events, budget="0.0000001", model="openai:gpt-4o")
     with pytest.raises(TaskStopped, match="--budget") as caught:
         asyncio.run(session.run("look around"))
@@ -105,7 +102,7 @@ def test_timeout_stops_a_slow_model(workspace: Path) -> None:
 
 def test_a_write_at_level_0_is_refused_then_the_run_ends_with_exit_3(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script([tool("write_file", path="new.py", content="x = 1\n")])
+    script = ScriptedModel([tool("write_file", path="new.py", content="x = 1\n")])
     session = session_for(workspace, script, events, level=0)
     with pytest.raises(PolicyDenied, match="--level 2") as caught:
         asyncio.run(session.run("write a file"))
@@ -116,29 +113,27 @@ def test_a_write_at_level_0_is_refused_then_the_run_ends_with_exit_3(workspace: 
 
 
 def test_ask_mode_offers_no_tool_that_could_change_anything(workspace: Path) -> None:
-    offered: list[set[str]] = []
-
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        offered.append({t.name for t in info.function_tools})
-        if len(offered) == 1:  # a model that calls a tool it was not offered gets nowhere
-            edit = ToolCallPart("edit_file", {"path": "calc.py", "old_text": BUG, "new_text": FIX})
-            return ModelResponse(parts=[edit])
-        return ModelResponse(parts=[TextPart("subtract adds")])
-
-    session = session_for(workspace, FunctionModel(respond), [], level=3, yes=True, mode="ask", profile="all")
+    # a model that calls a tool it was not offered gets nowhere
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("subtract adds")])
+    session = session_for(workspace, script, [], level=3, yes=True, mode="ask", profile="all")
     assert asyncio.run(session.run("explain calc.py")).output == "subtract adds"
-    assert {"read_file", "grep", "web_fetch"} <= offered[0]
-    assert not offered[0] & {"edit_file", "write_file", "apply_patch", "shell", "run_tests", "git_commit"}
+    offered = set(script.offered[0])
+    assert {"read_file", "grep", "web_fetch"} <= offered
+    assert not offered & {"edit_file", "write_file", "apply_patch", "shell", "run_tests", "git_commit"}
     assert (workspace / "calc.py").read_text().endswith(BUG)
 
 
-def test_tools_above_the_level_are_offered_and_refused_naming_the_level(workspace: Path) -> None:
-    events: list[Event] = []
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
-    session = session_for(workspace, script, events, level=0)
-    asyncio.run(session.run("fix calc.py"))
+@pytest.mark.parametrize(
+    ("level", "allowed_by"), [(0, "--level 2"), (2, "--yes")], ids=["level-too-low", "no-one-to-approve"]
+)
+def test_a_refused_write_is_offered_not_run_and_names_the_flag_that_allows_it(
+    workspace: Path, level: int, allowed_by: str
+) -> None:
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    _, events = run_agent(workspace, script, "fix calc.py", level=level)
+    assert "edit_file" in script.offered[0]
     refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
-    assert not refused.ok and "--level 2" in (refused.error or "")
+    assert not refused.ok and allowed_by in (refused.error or "")
     assert (workspace / "calc.py").read_text().endswith(BUG)
 
 
@@ -150,26 +145,16 @@ def test_writes_need_approval_at_level_2(workspace: Path) -> None:
         return True
 
     settings = load_settings({"workspace": workspace, "level": 2})
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
     session = AgentSession(settings, model=script.model(), approver=approve)
     asyncio.run(session.run("fix it"))
     assert asked == ["edit_file"]
     assert (workspace / "calc.py").read_text().endswith(FIX)
 
 
-def test_without_an_approver_a_write_is_not_run_and_says_how_to_allow_it(workspace: Path) -> None:
-    events: list[Event] = []
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
-    session = session_for(workspace, script, events, level=2)
-    asyncio.run(session.run("fix it"))
-    refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
-    assert not refused.ok and "--yes" in (refused.error or "")
-    assert (workspace / "calc.py").read_text().endswith(BUG)
-
-
 def test_test_files_are_protected(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script(
+    script = ScriptedModel(
         [
             tool("write_file", path="tests/test_calc.py", content="def test_nothing():\n    pass\n"),
             final("done"),
@@ -183,7 +168,7 @@ def test_test_files_are_protected(workspace: Path) -> None:
 
 def test_repeated_identical_calls_are_red_flagged_then_stopped(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script([tool("read_file", path="calc.py")])
+    script = ScriptedModel([tool("read_file", path="calc.py")])
     session = session_for(workspace, script, events, max_steps=20)
     with pytest.raises(TaskStopped) as caught:
         asyncio.run(session.run("read it"))
@@ -197,7 +182,7 @@ def test_repeated_identical_calls_are_red_flagged_then_stopped(workspace: Path) 
 
 def test_a_failed_edit_tells_the_model_to_read_again(workspace: Path) -> None:
     events: list[Event] = []
-    script = Script([tool("edit_file", path="calc.py", old_text="nope", new_text="x"), final("gave up")])
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text="nope", new_text="x"), final("gave up")])
     session = session_for(workspace, script, events, level=3, yes=True)
     asyncio.run(session.run("fix"))
     failed = [e for e in events if isinstance(e, ToolResultEvent)][0]
@@ -205,7 +190,7 @@ def test_a_failed_edit_tells_the_model_to_read_again(workspace: Path) -> None:
 
 
 def test_history_carries_over_between_runs(workspace: Path) -> None:
-    script = Script([final("first"), final("second")])
+    script = ScriptedModel([final("first"), final("second")])
     session = session_for(workspace, script, [])
     asyncio.run(session.run("one"))
     asyncio.run(session.run("two"))
@@ -214,7 +199,7 @@ def test_history_carries_over_between_runs(workspace: Path) -> None:
 
 def test_final_event_carries_totals(workspace: Path) -> None:
     events: list[Event] = []
-    session = session_for(workspace, Script([final("hello")]), events)
+    session = session_for(workspace, ScriptedModel([final("hello")]), events)
     asyncio.run(session.run("say hello"))
     done = events[-1]
     assert isinstance(done, RunResult) and done.steps == 1 and done.cost_usd == 0.0 and done.input_tokens > 0
@@ -233,7 +218,7 @@ def test_a_write_too_large_to_checkpoint_is_refused_not_fatal(workspace: Path, m
 
     monkeypatch.setattr(checkpoints, "MAX_CHECKPOINT_BYTES", 10)
     events: list[Event] = []
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("could not")])
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("could not")])
     session = session_for(workspace, script, events, level=3, yes=True)
     result = asyncio.run(session.run("fix"))
     refused = [e for e in events if isinstance(e, ToolResultEvent)][0]
@@ -243,7 +228,7 @@ def test_a_write_too_large_to_checkpoint_is_refused_not_fatal(workspace: Path, m
 
 
 def test_each_run_saves_a_new_context_version(workspace: Path, chrysalis_home: Path) -> None:
-    session = session_for(workspace, Script([final("one"), final("two")]), [], mode="ask", priority="cheap")
+    session = session_for(workspace, ScriptedModel([final("one"), final("two")]), [], mode="ask", priority="cheap")
     asyncio.run(session.run("first"))
     asyncio.run(session.run("second"))
     session.close()
@@ -283,7 +268,7 @@ def test_the_answer_streams_as_text_deltas(workspace: Path) -> None:
 def test_an_answer_over_a_failing_check_is_not_a_success(workspace: Path, chrysalis_home: Path) -> None:
     events: list[Event] = []
     wrong = "    return a * b\n"
-    script = Script(
+    script = ScriptedModel(
         [
             tool("edit_file", path="calc.py", old_text=BUG, new_text=wrong),
             tool("shell", command="python -m pytest -q -p no:cacheprovider"),

@@ -6,15 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelRequest
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.events import Check, Event, Start
 from chrysalis.evolve.priority import KEYWORD_PLANS, DecompositionLimits, plan_for
-from chrysalis.llm.testing import ScriptedOpenAIServer
+from chrysalis.llm.testing import ScriptedModel, ScriptedOpenAIServer, final, tool
 from chrysalis.voting import VotingConfig
-from tests.helpers import Script, final, tool
+from tests.helpers import run_agent
 
 SEED_001_LIMITS = {  # seed 001, "Default Limits by Priority"
     "cheap": DecompositionLimits(2, 4, 0.10, 20_000, 0.5),
@@ -64,21 +63,11 @@ def test_an_unrecognised_sentence_is_best_and_says_so() -> None:
     assert plan.keyword == "best" and "did not recognise 'make it nice'" in plan.reason
 
 
-def run_lazily(workspace: Path, priority: str) -> tuple[Script, list[Event]]:
+def run_lazily(workspace: Path, priority: str) -> tuple[ScriptedModel, list[Event]]:
     """A model that writes a note and then says "done" however often the failing check sends it back."""
-    events: list[Event] = []
-    script = Script([tool("write_file", path="notes.txt", content="x\n"), final("done, the tests pass")])
-    settings = load_settings({"workspace": workspace, "priority": priority, "level": 3, "yes": True})
-    session = AgentSession(settings, model=script.model(), on_event=events.append)
-    asyncio.run(session.run("make the failing test pass"))
-    session.close()
+    script = ScriptedModel([tool("write_file", path="notes.txt", content="x\n"), final("done, the tests pass")])
+    _, events = run_agent(workspace, script, "make the failing test pass", priority=priority, level=3, yes=True)
     return script, events
-
-
-def instructions(script: Script) -> str:
-    first = script.seen[0][-1]
-    assert isinstance(first, ModelRequest)
-    return first.instructions or ""
 
 
 def test_the_same_task_under_two_priorities_runs_differently(workspace: Path) -> None:
@@ -89,8 +78,8 @@ def test_the_same_task_under_two_priorities_runs_differently(workspace: Path) ->
     assert (len(cheap.seen), len(careful.seen)) == (3, 5)
     for events in (cheap_events, careful_events):
         assert any(isinstance(e, Check) and not e.passed for e in events)
-    assert "Priority: keep it short and cheap" in instructions(cheap)
-    assert "Priority: correctness above all" in instructions(careful)
+    assert "Priority: keep it short and cheap" in cheap.instructions[0]
+    assert "Priority: correctness above all" in careful.instructions[0]
     starts = [next(e for e in events if isinstance(e, Start)) for events in (cheap_events, careful_events)]
     plans = [s.priority_plan for s in starts]
     assert plans[0] is not None and plans[1] is not None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
@@ -14,16 +13,9 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import ChrysalisError, TaskStopped, UsageError
 from chrysalis.events import Event, Start
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
-from tests.helpers import Script, final, tool
-
-
-def session_for(
-    workspace: Path, model: Script | FunctionModel, events: list[Event] | None = None, **flags: Any
-) -> AgentSession:
-    settings = load_settings({"workspace": workspace, **flags})
-    script_model = model.model() if isinstance(model, Script) else model
-    return AgentSession(settings, model=script_model, on_event=(events if events is not None else []).append)
+from tests.helpers import session_for
 
 
 def prompts(messages: list[ModelMessage]) -> list[str]:
@@ -36,7 +28,7 @@ def returns(messages: list[ModelMessage]) -> list[str]:
 
 def test_a_new_session_is_stored_with_its_first_task_and_the_start_event_names_it(workspace: Path) -> None:
     events: list[Event] = []
-    session = session_for(workspace, Script([final("hello")]), events)
+    session = session_for(workspace, ScriptedModel([final("hello")]), events)
     asyncio.run(session.run("say hello"))
     (start,) = [e for e in events if isinstance(e, Start)]
     info = session.stores.sessions.get(start.session_id or "")
@@ -47,7 +39,7 @@ def test_a_new_session_is_stored_with_its_first_task_and_the_start_event_names_i
 
 def test_a_reserved_id_is_the_stored_sessions_and_nothing_is_stored_before_the_first_run(workspace: Path) -> None:
     events: list[Event] = []
-    session = session_for(workspace, Script([final("hello")]), events)
+    session = session_for(workspace, ScriptedModel([final("hello")]), events)
     reserved = session.conversation.reserve()
     assert session.conversation.reserve() == reserved and session.session_id == reserved
     assert session.stores.sessions.recent(workspace) == []  # an editor's session that never runs leaves nothing
@@ -59,13 +51,13 @@ def test_a_reserved_id_is_the_stored_sessions_and_nothing_is_stored_before_the_f
 
 
 def test_a_run_stopped_by_max_steps_is_continued_with_its_tool_results(workspace: Path) -> None:
-    first = Script([tool("read_file", path="calc.py")])  # reads forever: --max-steps stops it
+    first = ScriptedModel([tool("read_file", path="calc.py")])  # reads forever: --max-steps stops it
     stopped = session_for(workspace, first, max_steps=2)
     with pytest.raises(TaskStopped):
         asyncio.run(stopped.run("what does calc.py do?"))
     stopped.close()
 
-    second = Script([final("It subtracts, wrongly: it adds.")])
+    second = ScriptedModel([final("It subtracts, wrongly: it adds.")])
     later = session_for(workspace, second)
     info = later.conversation.continue_latest()
     result = asyncio.run(later.run("go on: answer now"))
@@ -90,7 +82,7 @@ def test_a_run_interrupted_mid_tool_call_is_continued_with_that_call_closed(work
         asyncio.run(interrupted.run("look at calc.py"))
     interrupted.close()
 
-    script = Script([final("done")])
+    script = ScriptedModel([final("done")])
     later = session_for(workspace, script)
     later.conversation.continue_latest()
     asyncio.run(later.run("and now?"))
@@ -100,12 +92,12 @@ def test_a_run_interrupted_mid_tool_call_is_continued_with_that_call_closed(work
 
 
 def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: Path) -> None:
-    origin = session_for(workspace, Script([final("one")]))
+    origin = session_for(workspace, ScriptedModel([final("one")]))
     asyncio.run(origin.run("first task"))
     origin_id = origin.session_id or ""
     origin.close()
 
-    forked_script = Script([final("two")])
+    forked_script = ScriptedModel([final("two")])
     forked = session_for(workspace, forked_script)
     info = forked.conversation.fork(origin_id[:6])
     asyncio.run(forked.run("in the fork"))
@@ -113,7 +105,7 @@ def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: P
     assert info.forked_from == origin_id and info.id != origin_id
     assert prompts(forked_script.seen[0]) == ["first task", "in the fork"]
 
-    resumed_script = Script([final("three")])
+    resumed_script = ScriptedModel([final("three")])
     resumed = session_for(workspace, resumed_script)
     resumed.conversation.resume(origin_id)
     asyncio.run(resumed.run("back in the original"))
@@ -122,7 +114,7 @@ def test_resume_by_id_prefix_and_fork_leaves_the_original_as_it_was(workspace: P
 
 
 def test_unknown_or_foreign_sessions_are_usage_errors_that_say_what_to_do(workspace: Path, tmp_path: Path) -> None:
-    session = session_for(workspace, Script([final("x")]))
+    session = session_for(workspace, ScriptedModel([final("x")]))
     with pytest.raises(UsageError, match=r"--resume nope: no session 'nope'; chrysalis sessions lists them"):
         session.conversation.resume("nope")
     with pytest.raises(UsageError, match="--continue: there is no earlier session in"):
@@ -130,7 +122,7 @@ def test_unknown_or_foreign_sessions_are_usage_errors_that_say_what_to_do(worksp
     asyncio.run(session.run("here"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    other = session_for(elsewhere, Script([final("y")]))
+    other = session_for(elsewhere, ScriptedModel([final("y")]))
     with pytest.raises(UsageError, match=rf"--fork {session.session_id}: .*add --workspace {workspace}"):
         other.conversation.fork(session.session_id or "")
     session.close()
@@ -138,7 +130,7 @@ def test_unknown_or_foreign_sessions_are_usage_errors_that_say_what_to_do(worksp
 
 
 def test_a_second_run_of_the_same_session_object_adds_to_its_session(workspace: Path) -> None:
-    session = session_for(workspace, Script([final("a"), final("b")]))
+    session = session_for(workspace, ScriptedModel([final("a"), final("b")]))
     asyncio.run(session.run("one"))
     asyncio.run(session.run("two"))
     (info,) = session.stores.sessions.recent(workspace)

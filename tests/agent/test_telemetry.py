@@ -22,8 +22,8 @@ from chrysalis.capabilities.telemetry.spans import Telemetry, telemetry_for
 from chrysalis.config import load_settings
 from chrysalis.errors import ConfigError, UsageError
 from chrysalis.events import Event, ModelCall, ToolResultEvent
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
-from tests.helpers import Script, final, tool
 
 
 @pytest.fixture
@@ -35,7 +35,9 @@ def spans() -> tuple[Telemetry, InMemorySpanExporter]:
     return telemetry, exporter
 
 
-def run_with(workspace: Path, listener: Any, script: Script, task: str = "fix calc", **flags: Any) -> AgentSession:
+def run_with(
+    workspace: Path, listener: Any, script: ScriptedModel, task: str = "fix calc", **flags: Any
+) -> AgentSession:
     (workspace / "calc.py").write_text("def subtract(a, b):\n    return a - b\n")  # the final check passes at once
     session = AgentSession(load_settings({"workspace": workspace, **flags}), model=script.model(), on_event=listener)
     asyncio.run(session.run(task))
@@ -50,7 +52,7 @@ def test_a_run_is_a_tree_of_steps_model_calls_and_tool_calls(
     workspace: Path, spans: tuple[Telemetry, InMemorySpanExporter]
 ) -> None:
     telemetry, exporter = spans
-    session = run_with(workspace, telemetry, Script([tool("read_file", path="calc.py"), final("it adds")]))
+    session = run_with(workspace, telemetry, ScriptedModel([tool("read_file", path="calc.py"), final("it adds")]))
     session.close()
     exported = exporter.get_finished_spans()
     (run,) = by_name(exported, "chrysalis.run")
@@ -83,7 +85,7 @@ def test_a_tool_the_policy_refuses_is_a_span_that_says_denied(
         events.append(event)
         telemetry(event)
 
-    script = Script([tool("shell", command="ls"), final("could not")])
+    script = ScriptedModel([tool("shell", command="ls"), final("could not")])
     run_with(workspace, both, script, level=0).close()
     (shell,) = by_name(exporter.get_finished_spans(), "chrysalis.tool shell")
     assert shell.attributes is not None and shell.attributes["chrysalis.decision"] == "denied"
@@ -94,7 +96,7 @@ def test_a_tool_the_policy_refuses_is_a_span_that_says_denied(
 
 def test_each_model_call_is_traced_with_its_tokens_and_duration(workspace: Path, chrysalis_home: Path) -> None:
     events: list[Event] = []
-    session = run_with(workspace, events.append, Script([tool("read_file", path="calc.py"), final("it adds")]))
+    session = run_with(workspace, events.append, ScriptedModel([tool("read_file", path="calc.py"), final("it adds")]))
     session.close()
     calls = [e for e in events if isinstance(e, ModelCall)]
     assert [c.step for c in calls] == [1, 2] and all(c.duration_ms >= 0 and c.input_tokens > 0 for c in calls)
@@ -105,7 +107,7 @@ def test_each_model_call_is_traced_with_its_tokens_and_duration(workspace: Path,
 
 
 def test_telemetry_console_prints_the_spans_on_stderr(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    session = run_with(workspace, None, Script([final("hello")]), telemetry="console")
+    session = run_with(workspace, None, ScriptedModel([final("hello")]), telemetry="console")
     session.close()
     err = capsys.readouterr().err
     names = [span["name"] for span in _json_objects(err)]
@@ -142,7 +144,7 @@ def test_telemetry_otlp_sends_the_spans_to_the_collector(workspace: Path, monkey
     _Collector.posts = []
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
     try:
-        session = run_with(workspace, None, Script([final("hello")]), telemetry="otlp")
+        session = run_with(workspace, None, ScriptedModel([final("hello")]), telemetry="otlp")
         session.close()  # flushes the batch
     finally:
         server.shutdown()
@@ -161,8 +163,9 @@ def test_off_by_default_and_then_opentelemetrys_sdk_is_never_imported(workspace:
         "import asyncio, sys\n"
         "from chrysalis.agent.session import AgentSession\n"
         "from chrysalis.config import load_settings\n"
-        "from tests.helpers import Script, final\n"
-        f"s = AgentSession(load_settings({{'workspace': {str(workspace)!r}}}), model=Script([final('x')]).model())\n"
+        "from chrysalis.llm.testing import ScriptedModel, final\n"
+        f"settings = load_settings({{'workspace': {str(workspace)!r}}})\n"
+        "s = AgentSession(settings, model=ScriptedModel([final('x')]).model())\n"
         "asyncio.run(s.run('hi')); s.close()\n"
         "print(s.settings.telemetry, 'opentelemetry.sdk' in sys.modules)\n"
     )

@@ -4,37 +4,24 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from chrysalis.agent.guards import RunGuards
-from chrysalis.agent.session import AgentSession
 from chrysalis.agent.verify import FinalCheck, asks_for_a_fix
 from chrysalis.config import load_settings
-from chrysalis.events import Check, Event, RedFlag, RunResult
+from chrysalis.events import Check, Event, RedFlag
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.stores import Stores
 from chrysalis.tools import sandbox
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.sandbox import Backend
-from tests.helpers import Script, final, tool
+from tests.helpers import run_agent
 
 BUG = "    return a + b\n"
 FIX = "    return a - b\n"
 WRONG = "    return a * b\n"
-
-
-def run(
-    workspace: Path, script: Script, task: str = "fix the bug so that the test passes", **flags: Any
-) -> tuple[RunResult, list[Event]]:
-    events: list[Event] = []
-    settings = load_settings({"workspace": workspace, **flags})
-    session = AgentSession(settings, model=script.model(), on_event=events.append)
-    try:
-        result = asyncio.run(session.run(task))
-    finally:
-        session.close()
-    return result, events
+TASK = "fix the bug so that the test passes"
 
 
 def checks(events: list[Event]) -> list[Check]:
@@ -42,8 +29,8 @@ def checks(events: list[Event]) -> list[Check]:
 
 
 def test_a_fix_the_model_never_checked_is_verified_by_the_framework(workspace: Path) -> None:
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
-    result, events = run(workspace, script, level=3, yes=True)
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True)
     assert result.success and result.verified is True and result.problem is None
     (check,) = checks(events)
     assert check.passed and check.exit_code == 0 and "pytest" in check.command and not check.sandboxed
@@ -51,7 +38,7 @@ def test_a_fix_the_model_never_checked_is_verified_by_the_framework(workspace: P
 
 
 def test_a_false_claim_of_success_gets_the_test_output_and_a_second_chance(workspace: Path) -> None:
-    script = Script(
+    script = ScriptedModel(
         [
             tool("edit_file", path="calc.py", old_text=BUG, new_text=WRONG),
             final("I ran the tests and it passed."),  # it did not run them, and they fail
@@ -59,7 +46,7 @@ def test_a_false_claim_of_success_gets_the_test_output_and_a_second_chance(works
             final("Fixed for real."),
         ]
     )
-    result, events = run(workspace, script, level=3, yes=True)
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True)
     assert result.output == "Fixed for real." and result.success and result.verified is True
     assert [c.passed for c in checks(events)] == [False, True]
     seen = [str(getattr(part, "content", "")) for message in script.seen[-1] for part in message.parts]
@@ -69,8 +56,8 @@ def test_a_false_claim_of_success_gets_the_test_output_and_a_second_chance(works
 
 
 def test_an_answer_the_tests_keep_failing_is_not_a_success(workspace: Path, chrysalis_home: Path) -> None:
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=WRONG), final("done")])
-    result, events = run(workspace, script, level=3, yes=True)
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=WRONG), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True)
     assert result.output == "done"  # sent back twice, then the answer stands
     assert not result.success and result.verified is False
     assert result.problem and "tests failed" in result.problem and "exit code 1" in result.problem
@@ -82,22 +69,22 @@ def test_an_answer_the_tests_keep_failing_is_not_a_success(workspace: Path, chry
 def test_without_a_test_command_nothing_can_check_it_and_the_run_succeeds(tmp_path: Path) -> None:
     workspace = tmp_path / "notes"
     workspace.mkdir()
-    script = Script([tool("write_file", path="hello.txt", content="hello\n"), final("Wrote hello.txt.")])
-    result, events = run(workspace, script, level=2, yes=True)
+    script = ScriptedModel([tool("write_file", path="hello.txt", content="hello\n"), final("Wrote hello.txt.")])
+    result, events = run_agent(workspace, script, TASK, level=2, yes=True)
     assert (workspace / "hello.txt").read_text() == "hello\n"
     assert result.success and result.verified is None and result.problem is None
     assert checks(events) == []
 
 
 def test_a_question_that_changes_nothing_is_not_held_to_failing_tests(workspace: Path) -> None:
-    script = Script([tool("read_file", path="calc.py"), final("subtract adds instead of subtracting.")])
-    result, events = run(workspace, script, task="why does the test fail?", level=3, yes=True)
+    script = ScriptedModel([tool("read_file", path="calc.py"), final("subtract adds instead of subtracting.")])
+    result, events = run_agent(workspace, script, "why does the test fail?", level=3, yes=True)
     assert result.success and result.verified is None and checks(events) == []
 
 
 def test_a_fix_task_that_changes_nothing_cannot_say_done_while_the_tests_fail(workspace: Path) -> None:
-    script = Script([tool("read_file", path="calc.py"), final("Done."), final("Done, really."), final("Done!")])
-    result, events = run(workspace, script, level=3, yes=True)
+    script = ScriptedModel([tool("read_file", path="calc.py"), final("Done."), final("Done, really."), final("Done!")])
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True)
     assert not result.success and result.verified is False and "tests failed" in str(result.problem)
     assert [c.passed for c in checks(events)] == [False]  # nothing changed between answers: one run of the tests
 
@@ -120,8 +107,8 @@ def test_which_tasks_ask_for_a_fix(task: str, held: bool) -> None:
 
 def test_the_configured_test_command_is_the_check(workspace: Path) -> None:
     (workspace / "check.py").write_text("import sys\nsys.exit(0 if open('calc.py').read().count('-') else 4)\n")
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
-    result, events = run(workspace, script, level=3, yes=True, test_command="python check.py")
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True, test_command="python check.py")
     assert result.verified is True and checks(events)[0].command == "python check.py"
 
 
@@ -129,8 +116,8 @@ def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sandbox, "probe", lambda kind: Backend(kind, problem="no user namespaces (test)"))
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
-    result, events = run(workspace, script, level=2, yes=True)  # level 2: the check runs in the sandbox
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=2, yes=True)  # level 2: the check runs in the sandbox
     assert not result.success and result.verified is False
     assert result.problem and "could not run" in result.problem and "no user namespaces (test)" in result.problem
     assert "--unsafe-no-sandbox" in result.problem
@@ -140,8 +127,8 @@ def test_a_check_that_cannot_run_is_a_failure_that_says_how_to_fix_it(
 
 
 def test_below_level_3_with_yes_the_check_runs_in_the_read_only_sandbox(workspace: Path) -> None:
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
-    result, events = run(workspace, script, level=2, yes=True)
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=2, yes=True)
     (check,) = checks(events)
     assert check.sandboxed and check.passed and result.verified is True
 

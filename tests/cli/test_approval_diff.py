@@ -13,10 +13,10 @@ from rich.console import Console
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.approval import MAX_DIFF_LINES, terminal_approver
 from chrysalis.config import load_settings
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.files import edit_file, write_file
 from chrysalis.tools.patch import apply_patch
-from tests.helpers import Script, final, tool
 
 BUG = "    return a + b\n"
 FIX = "    return a - b\n"
@@ -134,7 +134,7 @@ def test_the_diff_is_shown_when_a_run_asks(workspace: Path) -> None:
     console = Console(file=out, width=200, highlight=False)
     approver = terminal_approver(lambda: workspace, console=console, ask=lambda _question: True)
     settings = load_settings({"workspace": workspace, "level": 2})
-    script = Script([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text=BUG, new_text=FIX), final("ok")])
     asyncio.run(AgentSession(settings, model=script.model(), approver=approver).run("fix it"))
     assert "  -    return a + b\n  +    return a - b\n" in out.getvalue()
     assert (workspace / "calc.py").read_text().endswith(FIX)

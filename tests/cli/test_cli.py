@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis, scripted
 
 
 def test_help_lists_the_commands() -> None:
@@ -105,10 +105,7 @@ def test_json_run_against_a_scripted_server_prints_one_event_per_line(workspace:
             "run",
             "fix the failing test",
             "--json",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "3",
             "--yes",
@@ -131,18 +128,7 @@ def test_json_run_against_a_scripted_server_prints_one_event_per_line(workspace:
 def test_refused_run_exits_3(workspace: Path) -> None:
     script = [_tool_call("write_file", {"path": "x.py", "content": "1"})] * 3
     with ScriptedOpenAIServer(script) as server:
-        done = chrysalis(
-            "run",
-            "write x",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
-            "--level",
-            "0",
-            "--workspace",
-            str(workspace),
-        )
+        done = chrysalis("run", "write x", *scripted(server.base_url), "--level", "0", "--workspace", str(workspace))
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--level 2" in done.stdout + done.stderr
     assert not (workspace / "x.py").exists()
@@ -158,10 +144,7 @@ def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> N
         done = chrysalis(
             "run",
             "fix the failing test",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "3",
             "--yes",

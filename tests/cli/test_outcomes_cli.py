@@ -17,7 +17,7 @@ from chrysalis.config import load_settings
 from chrysalis.errors import InternalError
 from chrysalis.events import ErrorEvent, Event
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis, scripted
 
 
 def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> None:
@@ -31,10 +31,7 @@ def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> No
         done = chrysalis(
             "run",
             "write hello.txt",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "2",
             "--yes",
@@ -51,16 +48,7 @@ def test_writing_a_file_where_nothing_can_check_it_exits_0(tmp_path: Path) -> No
 def test_a_budget_on_an_unpriced_model_exits_2_naming_the_model_and_the_prices_table(workspace: Path) -> None:
     with ScriptedOpenAIServer(["never sent"]) as server:
         done = chrysalis(
-            "run",
-            "hi",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "bench",
-            "--budget",
-            "0.05",
-            "--workspace",
-            str(workspace),
+            "run", "hi", *scripted(server.base_url, "bench"), "--budget", "0.05", "--workspace", str(workspace)
         )
         assert server.requests == []
     assert_clean_error(done, 2)
@@ -76,10 +64,7 @@ def test_a_priced_model_from_the_prices_table_is_charged_and_stopped_by_its_budg
         done = chrysalis(
             "run",
             "look",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "bench",
+            *scripted(server.base_url, "bench"),
             "--budget",
             "0.01",
             "--json",

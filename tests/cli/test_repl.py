@@ -5,16 +5,15 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from pydantic_ai.messages import ModelRequest
 from rich.console import Console
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.cli.repl import SLASH_COMMANDS, Repl
 from chrysalis.config import load_settings
-from tests.helpers import Script, final, tool
+from chrysalis.llm.testing import ScriptedModel, final, tool
 
 
-def make_repl(workspace: Path, script: Script, **flags: object) -> tuple[Repl, io.StringIO]:
+def make_repl(workspace: Path, script: ScriptedModel, **flags: object) -> tuple[Repl, io.StringIO]:
     out = io.StringIO()
     console = Console(file=out, width=200, highlight=False)
     settings = load_settings({"workspace": workspace, **flags})
@@ -30,11 +29,11 @@ def test_design_slash_commands_are_all_there() -> None:
 
 
 def test_resume_lists_and_picks_a_session_and_fork_branches_this_one(workspace: Path) -> None:
-    first, _ = make_repl(workspace, Script([final("one")]))
+    first, _ = make_repl(workspace, ScriptedModel([final("one")]))
     first.handle("the first task")
     first_id = first.session.session_id
     first.session.close()
-    repl, out = make_repl(workspace, Script([final("two")]))
+    repl, out = make_repl(workspace, ScriptedModel([final("two")]))
     repl.handle("/fork")
     assert "Nothing to fork yet" in out.getvalue()
     repl.handle("/resume")
@@ -49,7 +48,7 @@ def test_resume_lists_and_picks_a_session_and_fork_branches_this_one(workspace: 
 
 
 def test_a_task_runs_and_cost_and_context_show_real_numbers(workspace: Path) -> None:
-    repl, out = make_repl(workspace, Script([tool("read_file", path="calc.py"), final("It subtracts wrongly.")]))
+    repl, out = make_repl(workspace, ScriptedModel([tool("read_file", path="calc.py"), final("It subtracts wrongly.")]))
     assert repl.handle("what does calc.py do?")
     assert repl.session.history
     repl.handle("/cost")
@@ -61,7 +60,7 @@ def test_a_task_runs_and_cost_and_context_show_real_numbers(workspace: Path) -> 
 
 
 def test_mode_and_level_change_and_bad_values_are_explained(workspace: Path) -> None:
-    repl, out = make_repl(workspace, Script([final("ok")]))
+    repl, out = make_repl(workspace, ScriptedModel([final("ok")]))
     repl.handle("/mode ask")
     assert repl.session.settings.mode == "ask"
     repl.handle("/mode yolo")
@@ -75,7 +74,7 @@ def test_mode_and_level_change_and_bad_values_are_explained(workspace: Path) -> 
 
 
 def test_undo_restores_the_last_task(workspace: Path) -> None:
-    script = Script([tool("edit_file", path="calc.py", old_text="a + b", new_text="a - b"), final("done")])
+    script = ScriptedModel([tool("edit_file", path="calc.py", old_text="a + b", new_text="a - b"), final("done")])
     repl, out = make_repl(workspace, script, level=3, yes=True, protect_tests=False)
     original = (workspace / "calc.py").read_text()
     repl.handle("change it")
@@ -85,7 +84,7 @@ def test_undo_restores_the_last_task(workspace: Path) -> None:
 
 
 def test_unknown_command_and_exit(workspace: Path) -> None:
-    repl, out = make_repl(workspace, Script([final("ok")]))
+    repl, out = make_repl(workspace, ScriptedModel([final("ok")]))
     assert repl.handle("/nope")
     assert "Unknown command '/nope'" in out.getvalue()
     assert repl.handle("/undo")  # nothing to undo: explained, the session goes on
@@ -94,7 +93,7 @@ def test_unknown_command_and_exit(workspace: Path) -> None:
 
 
 def test_subscribe_lists_adds_and_unsubscribe_removes_with_clear_errors(workspace: Path) -> None:
-    script = Script([final("ok")])
+    script = ScriptedModel([final("ok")])
     repl, out = make_repl(workspace, script)
     repl.handle("/subscribe")
     assert "No subscriptions: /subscribe PATH" in out.getvalue()
@@ -112,9 +111,7 @@ def test_subscribe_lists_adds_and_unsubscribe_removes_with_clear_errors(workspac
     assert "already subscribed as [1] calc.py" in out.getvalue()
 
     repl.handle("what does subtract do?")
-    request = script.seen[0][-1]
-    assert isinstance(request, ModelRequest)
-    instructions = request.instructions or ""
+    instructions = script.instructions[0]
     assert "[1] calc.py" in instructions and "return a + b" in instructions
     stored = repl.session.stores.subscriptions.active(repl.session.session_id or "")
     assert [s.label for s in stored] == ["calc.py", "memory:release steps", "docs/*.md"]

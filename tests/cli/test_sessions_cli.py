@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import CHRYSALIS, assert_clean_error, chrysalis, interrupted_run
+from tests.helpers import CHRYSALIS, assert_clean_error, chrysalis, interrupted_run, scripted
 
 HANG_GUARD = 300.0
 
@@ -51,10 +51,7 @@ def test_a_run_interrupted_by_ctrl_c_is_continued_with_what_it_had_done(workspac
         args = [
             "run",
             "look at calc.py",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--workspace",
             str(workspace),
         ]

@@ -11,7 +11,7 @@ from chrysalis.cli.skills_cmd import skills_lint_command, skills_list_command, s
 from chrysalis.config import SettingFlags
 from chrysalis.errors import UsageError
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import assert_clean_error, chrysalis
+from tests.helpers import assert_clean_error, chrysalis, scripted
 
 GOOD = "---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nThe body of {name}.\n"
 
@@ -174,17 +174,7 @@ def test_a_run_over_the_wire_sends_the_body_only_after_the_model_asks(workspace:
     add_skill(project, "broken", text="---\nname: broken\n")
     script = [ScriptedReply.tool_call("skill", {"name": "deploy"}), ScriptedReply(text="Shipped.")]
     with ScriptedOpenAIServer(script) as server:
-        done = chrysalis(
-            "run",
-            "ship it",
-            "--json",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
-            "--workspace",
-            str(workspace),
-        )
+        done = chrysalis("run", "ship it", "--json", *scripted(server.base_url), "--workspace", str(workspace))
     assert done.returncode == 0, done.stderr
     assert "skill left out: " in done.stderr and "broken/SKILL.md:1:" in done.stderr
     first, second = (json.dumps(request) for request in server.requests)

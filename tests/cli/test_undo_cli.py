@@ -2,41 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import chrysalis
+from tests.helpers import chrysalis, git, scripted
 
 ORIGINAL = "def add(a, b):\n    return a + b\n"
-
-
-def git(workspace: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=workspace,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 def run_script(workspace: Path, *calls: tuple[str, dict[str, str]]) -> None:
     script = [ScriptedReply.tool_call(name, args) for name, args in calls] + [ScriptedReply(text="Done.")]
     with ScriptedOpenAIServer(script) as server:
         done = chrysalis(
-            "run",
-            "change it",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
-            "--level",
-            "3",
-            "--yes",
-            "--workspace",
-            str(workspace),
+            "run", "change it", *scripted(server.base_url), "--level", "3", "--yes", "--workspace", str(workspace)
         )
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -25,7 +25,8 @@ from chrysalis.evolve.compile import compile as compile_module
 from chrysalis.evolve.module import Predict
 from chrysalis.evolve.options import Budget, CompileOptions, OptionError, Search
 from chrysalis.evolve.predict import render_system
-from tests.helpers import CAREFUL, TRAIN, Adder, FakeClock, reply, system_prompt
+from chrysalis.llm.testing import output_call
+from tests.helpers import CAREFUL, TRAIN, Adder, FakeClock, system_prompt
 
 pytestmark = pytest.mark.usefixtures("steady_clock")
 
@@ -169,7 +170,11 @@ def test_validation_retries_are_part_of_a_rollout_and_counted_as_model_calls() -
         nonlocal calls
         calls += 1
         retrying = isinstance(messages[-1], ModelRequest) and isinstance(messages[-1].parts[0], ToolReturnPart)
-        return adder(messages, info) if retrying or "You improve" in system_prompt(messages) else reply({"answer": "?"})
+        return (
+            adder(messages, info)
+            if retrying or "You improve" in system_prompt(messages)
+            else output_call({"answer": "?"}).response()
+        )
 
     compiled = compile_module(Predict(SHORTHAND), TRAIN, model=FunctionModel(late), rollouts=30)
     meta = compiled.archive.meta

@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+import pytest
+from pydantic_ai.models.function import FunctionModel
 
 from chrysalis.evolve.module import Predict
 from chrysalis.evolve.reflect import describe_failures, propose
-from tests.helpers import reply, system_prompt, user_prompt
+from chrysalis.llm.testing import ScriptedModel, output_call
+from tests.helpers import system_prompt, user_prompt
 
 MODULE = Predict("question -> answer: int", instructions="Add.")
 
 
 def proposing(text: str) -> FunctionModel:
     """A meta model that proposes ``text`` as the new instructions."""
-
-    def meta(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return reply({"new_instructions": text})
-
-    return FunctionModel(meta)
+    return ScriptedModel([output_call({"new_instructions": text})]).model()
 
 
 def test_failures_show_inputs_expected_and_what_the_model_gave() -> None:
@@ -45,20 +42,15 @@ def test_long_values_are_shortened() -> None:
 
 
 def test_propose_asks_the_meta_model_with_the_task_and_failures() -> None:
-    seen: list[tuple[str, str]] = []
-
-    def meta(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append((system_prompt(messages), user_prompt(messages)))
-        return reply({"new_instructions": "  Add the two numbers exactly.  "})
-
-    text, stats = asyncio.run(propose(MODULE, "Example 1: ...", model=FunctionModel(meta)))
+    meta = ScriptedModel([output_call({"new_instructions": "  Add the two numbers exactly.  "})])
+    text, stats = asyncio.run(propose(MODULE, "Example 1: ...", model=meta.model()))
     assert text == "Add the two numbers exactly."
     assert stats.tokens == 15
-    system, user = seen[0]
+    system, user = system_prompt(meta.seen[0]), user_prompt(meta.seen[0])
     assert system.startswith("You improve the instructions")
     assert user == "task: question -> answer: int\ncurrent_instructions: Add.\nfailures: Example 1: ..."
 
 
-def test_a_proposal_equal_to_the_current_instructions_or_empty_is_unusable() -> None:
-    for proposal in ("Add.", "   ", "x" * 2000):
-        assert asyncio.run(propose(MODULE, "", model=proposing(proposal)))[0] is None
+@pytest.mark.parametrize("proposal", ["Add.", "   ", "x" * 2000], ids=["unchanged", "blank", "too-long"])
+def test_a_proposal_equal_to_the_current_instructions_or_empty_is_unusable(proposal: str) -> None:
+    assert asyncio.run(propose(MODULE, "", model=proposing(proposal)))[0] is None

@@ -61,20 +61,32 @@ def test_server_errors_are_retried_then_succeed() -> None:
     assert len(server.requests) == 3
 
 
-def test_persistent_server_error_becomes_model_error() -> None:
-    with ScriptedOpenAIServer(lambda body: ScriptedReply.error(502, "upstream down")) as server:
-        backend = OpenAICompatBackend("m", server.base_url, retry=FAST)
-        with pytest.raises(ModelError, match=r"answered HTTP 502 \(after 3 tries\): .*upstream down.*try again later"):
+@pytest.mark.parametrize(
+    ("error", "model", "match", "tries"),
+    [
+        (
+            ScriptedReply.error(502, "upstream down"),
+            "m",
+            r"answered HTTP 502 \(after 3 tries\): .*upstream down.*try again later",
+            3,
+        ),
+        (
+            ScriptedReply.error(404, "no such model"),
+            "ghost",
+            r"HTTP 404 \(after 1 try\).*check the model name 'ghost'",
+            1,
+        ),
+    ],
+    ids=["server-error-retried-to-the-end", "client-error-not-retried"],
+)
+def test_an_http_error_becomes_a_model_error_after_the_tries_it_deserves(
+    error: ScriptedReply, model: str, match: str, tries: int
+) -> None:
+    with ScriptedOpenAIServer(lambda body: error) as server:
+        backend = OpenAICompatBackend(model, server.base_url, retry=FAST)
+        with pytest.raises(ModelError, match=match):
             complete(backend)
-    assert len(server.requests) == 3
-
-
-def test_client_errors_are_not_retried() -> None:
-    with ScriptedOpenAIServer([ScriptedReply.error(404, "no such model")]) as server:
-        backend = OpenAICompatBackend("ghost", server.base_url, retry=FAST)
-        with pytest.raises(ModelError, match=r"HTTP 404 \(after 1 try\).*check the model name 'ghost'"):
-            complete(backend)
-    assert len(server.requests) == 1
+    assert len(server.requests) == tries
 
 
 def test_unreachable_server_is_a_clear_model_error() -> None:

@@ -13,8 +13,10 @@ import signal
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import CLI_HANG_GUARD, assert_clean_error, chrysalis
+from tests.helpers import CLI_HANG_GUARD, assert_clean_error, chrysalis, scripted
 from tests.runtime.queue_helpers import events, finish, run_record, spawn, submit, work
 
 FIX = [
@@ -92,10 +94,7 @@ def test_run_durable_streams_its_events_and_exits_like_run(workspace: Path) -> N
             "--durable",
             "fix the failing test",
             "--json",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "2",
             "--yes",
@@ -117,10 +116,7 @@ def test_an_interrupted_durable_run_is_resumed_by_a_worker(workspace: Path) -> N
             "run",
             "--durable",
             "fix the failing test",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "2",
             "--yes",
@@ -189,14 +185,18 @@ def test_queue_watch_shows_a_live_table_until_ctrl_c(workspace: Path) -> None:
     assert "queued" in seen and "Traceback" not in err
 
 
-def test_a_database_that_cannot_be_reached_is_a_clear_error_without_its_password() -> None:
+@pytest.mark.parametrize(
+    "args",
+    [["submit", "fix it"], ["queue"], ["show", "abc"], ["worker", "--exit-when-idle"], ["approvals"]],
+    ids=["submit", "queue", "show", "worker", "approvals"],
+)
+def test_a_database_that_cannot_be_reached_is_a_clear_error_without_its_password(args: list[str]) -> None:
     env = {"CHRYSALIS_DATABASE_URL": "postgresql://someone:s3cret@127.0.0.1:1/nowhere"}
-    for args in (["submit", "fix it"], ["queue"], ["show", "abc"], ["worker", "--exit-when-idle"], ["approvals"]):
-        done = chrysalis(*args, env=env)
-        assert_clean_error(
-            done,
-            2,
-            "Cannot open the runtime database postgresql://someone:***@127.0.0.1:1/nowhere",
-            "CHRYSALIS_DATABASE_URL",
-        )
-        assert "s3cret" not in done.stdout + done.stderr
+    done = chrysalis(*args, env=env)
+    assert_clean_error(
+        done,
+        2,
+        "Cannot open the runtime database postgresql://someone:***@127.0.0.1:1/nowhere",
+        "CHRYSALIS_DATABASE_URL",
+    )
+    assert "s3cret" not in done.stdout + done.stderr

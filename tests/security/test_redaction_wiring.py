@@ -19,14 +19,14 @@ from chrysalis.agent.session import AgentSession
 from chrysalis.cli.render import JsonRenderer
 from chrysalis.config import load_settings
 from chrysalis.events import Event, Start, ToolResultEvent
-from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from chrysalis.llm.testing import ScriptedModel, ScriptedOpenAIServer, ScriptedReply, final, tool
 from chrysalis.redact import current
 from chrysalis.stores import Stores
 from chrysalis.stores.context import Context
 from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
 from chrysalis.tools.files import edit_file, read_file, write_file
 from chrysalis.tools.patch import apply_patch
-from tests.helpers import Script, chrysalis, final, tool
+from tests.helpers import chrysalis, scripted
 
 OPENAI_KEY = "sk-proj-Zq3xT9bLm2Vw8Rk5Np7Hs4Jd6Fg1Yc0Ua9Ei3Ob"
 KEY_BODY = "MIIEowIBAAKCAQEAzq3xT9bLm2Vw8Rk5Np7Hs4Jd6Fg1Yc0Ua9Ei3Ob"
@@ -61,7 +61,7 @@ def stored_bytes(home: Path) -> bytes:
 
 
 def test_a_run_that_reads_secrets_leaks_none(leaky: Path, chrysalis_home: Path) -> None:
-    script = Script(
+    script = ScriptedModel(
         [
             tool("read_file", path=".env"),
             tool("read_file", path="id_rsa"),
@@ -144,10 +144,7 @@ def test_chrysalis_run_json_prints_and_keeps_no_secret(leaky: Path, chrysalis_ho
             "run",
             f"check the config, the old token was {GITHUB}",
             "--json",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "scripted",
+            *scripted(server.base_url),
             "--level",
             "2",
             "--yes",
@@ -218,7 +215,7 @@ def test_a_file_that_holds_a_marker_as_text_may_keep_it(workspace: Path) -> None
 
 
 def test_a_model_that_writes_back_a_redacted_env_keeps_the_secret(leaky: Path) -> None:
-    script = Script(
+    script = ScriptedModel(
         [
             tool("read_file", path=".env"),
             tool("write_file", path=".env", content="OPENAI_API_KEY=[REDACTED:openai-key]\nDEBUG=0\n"),
@@ -238,7 +235,7 @@ def test_the_final_checks_output_reaches_the_model_redacted(workspace: Path) -> 
     """A failing test that prints a key: the check's output goes back to the model, without the key."""
     key = "sk-proj-" + "Zq4Rt7Yu1Io3Pa5Sd8Fg2Hj6Kl9Xc0Vb"
     (workspace / "tests" / "test_calc.py").write_text(f"def test_key():\n    print({key!r})\n    assert False\n")
-    script = Script([tool("write_file", path="notes.txt", content="x\n"), final("done")])
+    script = ScriptedModel([tool("write_file", path="notes.txt", content="x\n"), final("done")])
     settings = load_settings({"workspace": workspace, "level": 3, "yes": True, "priority": "cheap"})
     session = AgentSession(settings, model=script.model())
     asyncio.run(session.run("make the tests pass"))

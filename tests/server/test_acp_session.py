@@ -25,9 +25,9 @@ from acp.schema import (
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
 from chrysalis.events import TextDelta, ToolCall
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.server.acp.modes import check_mode, mode_state, modes_under
 from chrysalis.server.acp.session import AcpSession
-from tests.helpers import Script, final, tool
 
 
 class FakeClient:
@@ -108,7 +108,9 @@ def test_a_limit_stops_the_prompt_with_its_reason_and_settings_warnings_come_fir
     (workspace / ".chrysalis").mkdir()
     (workspace / ".chrysalis" / "config.toml").write_text("level = 3\n")  # an untrusted folder may not raise it
     client = FakeClient()
-    script = Script([tool("read_file", path="calc.py"), tool("list_dir", path="."), tool("find", pattern="*.py")])
+    script = ScriptedModel(
+        [tool("read_file", path="calc.py"), tool("list_dir", path="."), tool("find", pattern="*.py")]
+    )
 
     async def scenario() -> str:
         settings = load_settings({"workspace": workspace, "max_steps": "2"})
@@ -132,7 +134,7 @@ def test_a_limit_stops_the_prompt_with_its_reason_and_settings_warnings_come_fir
 
 def test_the_editor_may_narrow_the_mode_and_a_narrowed_session_cannot_write(workspace: Path) -> None:
     client = FakeClient()
-    script = Script([tool("write_file", path="calc.py", content="gone\n"), final("I may not write here.")])
+    script = ScriptedModel([tool("write_file", path="calc.py", content="gone\n"), final("I may not write here.")])
 
     async def scenario() -> tuple[str, list[str], str]:
         session = AcpSession(cast(Client, client), load_settings({"workspace": workspace}), model=script.model())

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.helpers import git
 
 from chrysalis.errors import UsageError
 from chrysalis.stores import SnapshotUnavailable, Stores
@@ -23,17 +24,6 @@ def sh(workspace: Path, command: str) -> None:
 def run_command(stores: Stores, workspace: Path, command: str, run_id: str = "run-1", kind: str = "shell") -> None:
     with stores.checkpoints.around_command(run_id, workspace, kind):
         sh(workspace, command)
-
-
-def git(workspace: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=workspace,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 def make_repo(workspace: Path) -> None:

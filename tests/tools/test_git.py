@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from chrysalis.tools.base import ToolContext
+from chrysalis.tools.base import ToolContext, ToolSpec
 from chrysalis.tools.git import git_commit, git_diff, git_log, git_status
 
 IDENTITY = {
@@ -34,12 +35,18 @@ def repo(ws: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ws
 
 
-def test_not_a_repo_is_a_clear_error(ws: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [(git_status, {}), (git_diff, {}), (git_log, {}), (git_commit, {"message": "x"})],
+    ids=["git_status", "git_diff", "git_log", "git_commit"],
+)
+def test_not_a_repo_is_a_clear_error(
+    ws: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tool: ToolSpec, args: dict[str, Any]
+) -> None:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(ws.parent))
-    for tool, args in [(git_status, {}), (git_diff, {}), (git_log, {}), (git_commit, {"message": "x"})]:
-        result = tool(args, ctx)
-        assert not result.ok
-        assert "is not a git repository" in (result.error or ""), tool.name
+    result = tool(args, ctx)
+    assert not result.ok
+    assert "is not a git repository" in (result.error or "")
 
 
 def test_status_clean_and_dirty(repo: Path, ctx: ToolContext) -> None:

@@ -11,24 +11,22 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.tools import ToolDefinition
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.capabilities.mcp.servers import server_states
 from chrysalis.config import load_settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Event, ToolResultEvent
+from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.tools.mcp_config import load_mcp_config
 from chrysalis.trust import add_trusted
-from tests.helpers import Script, assert_clean_error, chrysalis, final, tool
+from tests.helpers import assert_clean_error, chrysalis, run_agent
 
+TASK = "shout hello"
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_demo_server.py"
 
 
@@ -46,17 +44,6 @@ def calls_of(calls: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in calls.read_text().splitlines()] if calls.exists() else []
 
 
-def run_agent(workspace: Path, script: Script, **flags: Any) -> tuple[list[Event], Any]:
-    settings = load_settings({"workspace": workspace, **flags})
-    events: list[Event] = []
-    session = AgentSession(settings, model=script.model(), on_event=events.append)
-    try:
-        result = asyncio.run(session.run("shout hello"))
-    finally:
-        session.close()
-    return events, result
-
-
 def results(events: list[Event]) -> list[ToolResultEvent]:
     return [e for e in events if isinstance(e, ToolResultEvent)]
 
@@ -67,32 +54,15 @@ def test_the_agent_calls_a_trusted_workspace_servers_tool(
     calls = tmp_path / "calls.jsonl"
     write_config(workspace / ".mcp.json", {"demo": demo_server(calls)})
     add_trusted(chrysalis_home / "config.toml", workspace)
-    script = Offered([tool("mcp__demo__shout", text="hello"), final("done")])
-    events, result = run_agent(workspace, script, level=3, yes=True)
+    script = ScriptedModel([tool("mcp__demo__shout", text="hello"), final("done")])
+    result, events = run_agent(workspace, script, TASK, level=3, yes=True)
     assert result.output == "done"
     [shout] = results(events)
     assert shout.ok and shout.result == "HELLO" and shout.decision == "allow"
     assert calls_of(calls) == [{"tool": "shout", "args": {"text": "hello"}}]
-    offered = script.offered["mcp__demo__shout"]
+    offered = {t.name: t for t in script.infos[-1].function_tools}["mcp__demo__shout"]  # as last offered
     assert offered.description == "Return TEXT in capitals."
     assert offered.parameters_json_schema["required"] == ["text"]
-
-
-@dataclass
-class Offered(Script):
-    """A ``Script`` that also keeps the tool definitions the model was last offered."""
-
-    offered: dict[str, ToolDefinition] = field(default_factory=dict[str, ToolDefinition])
-
-    def model(self) -> FunctionModel:
-        inner = super().model()
-
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.offered = {t.name: t for t in info.function_tools}
-            assert inner.function is not None
-            return inner.function(messages, info)  # type: ignore[return-value]
-
-        return FunctionModel(respond)
 
 
 def test_a_level_too_low_refuses_the_call_and_the_server_never_sees_it(
@@ -100,7 +70,9 @@ def test_a_level_too_low_refuses_the_call_and_the_server_never_sees_it(
 ) -> None:
     calls = tmp_path / "calls.jsonl"
     write_config(chrysalis_home / "mcp.json", {"demo": demo_server(calls)})  # the user's own: no trust needed
-    events, _ = run_agent(workspace, Script([tool("mcp__demo__shout", text="x"), final("gave up")]), level=2, yes=True)
+    _, events = run_agent(
+        workspace, ScriptedModel([tool("mcp__demo__shout", text="x"), final("gave up")]), TASK, level=2, yes=True
+    )
     [refused] = results(events)
     assert not refused.ok and "needs security level 3" in (refused.error or "") and refused.decision == "denied"
     assert calls_of(calls) == []
@@ -111,7 +83,7 @@ def test_config_lowers_one_tools_level_and_an_error_result_is_a_failure(
 ) -> None:
     calls = tmp_path / "calls.jsonl"
     servers = {"demo": demo_server(calls, tools={"shout": {"level": 0}, "fail": {"level": 0}})}
-    script = Script([tool("mcp__demo__shout", text="a"), tool("mcp__demo__fail", message="boom"), final("ok")])
+    script = ScriptedModel([tool("mcp__demo__shout", text="a"), tool("mcp__demo__fail", message="boom"), final("ok")])
     settings = load_settings({"workspace": workspace, "level": 0})
     events: list[Event] = []
     session = AgentSession(settings, model=script.model(), on_event=events.append, mcp_servers=servers)
@@ -132,7 +104,9 @@ def test_an_untrusted_folders_servers_are_not_started_and_the_user_is_told_how(
     write_config(workspace / ".chrysalis" / "mcp.json", {"demo": demo_server(calls)})
     config = load_mcp_config(load_settings({"workspace": workspace}))
     assert config.servers == () and [s.name for s in config.untrusted] == ["demo"]
-    events, _ = run_agent(workspace, Script([tool("mcp__demo__shout", text="x"), final("no")]), level=3, yes=True)
+    _, events = run_agent(
+        workspace, ScriptedModel([tool("mcp__demo__shout", text="x"), final("no")]), TASK, level=3, yes=True
+    )
     assert not any(e.ok for e in results(events))  # not offered: pydantic-ai tells the model it is unknown
     assert calls_of(calls) == []
     assert "chrysalis trust" in caplog.text and "not a trusted folder" in caplog.text
@@ -183,7 +157,7 @@ def test_a_missing_command_stops_the_run_with_exit_2_naming_the_server(chrysalis
 def test_a_server_that_never_answers_initialize_fails_within_its_timeout(workspace: Path, tmp_path: Path) -> None:
     silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"], "timeout": 1}
     settings = load_settings({"workspace": workspace})
-    session = AgentSession(settings, model=Script([final("x")]).model(), mcp_servers={"mute": silent})
+    session = AgentSession(settings, model=ScriptedModel([final("x")]).model(), mcp_servers={"mute": silent})
     try:
         with pytest.raises(UsageError, match=r"'mute'.*did not answer initialize within 1 s"):
             asyncio.run(session.run("x"))
@@ -238,7 +212,7 @@ def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_
 def test_a_server_that_dies_mid_run_gives_a_failed_result_not_a_hang(workspace: Path, tmp_path: Path) -> None:
     calls = tmp_path / "calls.jsonl"
     servers = {"demo": demo_server(calls, level=0)}
-    script = Script([tool("mcp__demo__die"), tool("mcp__demo__shout", text="x"), final("ok")])
+    script = ScriptedModel([tool("mcp__demo__die"), tool("mcp__demo__shout", text="x"), final("ok")])
     settings = load_settings({"workspace": workspace, "level": 0})
     events: list[Event] = []
     session = AgentSession(settings, model=script.model(), on_event=events.append, mcp_servers=servers)
@@ -287,7 +261,7 @@ def test_a_streamable_http_server_by_url(workspace: Path, tmp_path: Path) -> Non
                 "headers": {"X-Test": "${NO_SUCH_VAR:-yes}"},
             }
         }
-        script = Script([tool("mcp__web__shout", text="over http"), final("ok")])
+        script = ScriptedModel([tool("mcp__web__shout", text="over http"), final("ok")])
         settings = load_settings({"workspace": workspace, "level": 0})
         events: list[Event] = []
         session = AgentSession(settings, model=script.model(), on_event=events.append, mcp_servers=servers)

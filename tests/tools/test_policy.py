@@ -154,14 +154,14 @@ def test_test_configuration_is_protected_too(path: str) -> None:
     assert is_test_path(path)
 
 
-def test_mode_allows_agrees_with_decide_at_the_highest_level() -> None:
-    for mode in ("ask", "architect", "code", "semantic"):
-        for spec in TOOLS.values():
-            if mode == "architect" and spec.effect == "write":
-                continue  # allowed for doc paths only: decided per call
-            args = spec.args.model_construct()  # the arguments play no part outside architect mode
-            allowed_somewhere = Policy(level=3, mode=mode, auto_approve=True).decide(spec, args).allowed
-            assert mode_allows(spec, mode) == allowed_somewhere, (mode, spec.name)
+@pytest.mark.parametrize("mode", ["ask", "architect", "code", "semantic"])
+def test_mode_allows_agrees_with_decide_at_the_highest_level(mode: str) -> None:
+    for spec in TOOLS.values():
+        if mode == "architect" and spec.effect == "write":
+            continue  # allowed for doc paths only: decided per call
+        args = spec.args.model_construct()  # the arguments play no part outside architect mode
+        allowed_somewhere = Policy(level=3, mode=mode, auto_approve=True).decide(spec, args).allowed
+        assert mode_allows(spec, mode) == allowed_somewhere, spec.name
 
 
 def rules(*texts: tuple[str, str]) -> tuple[Rule, ...]:

@@ -15,60 +15,15 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
+from chrysalis.evolve.prediction import STRATEGIES, CallStats, Prediction, Strategy
 from chrysalis.evolve.signature import Signature, as_signature
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
 __all__ = ["STRATEGIES", "CallStats", "ChainOfThought", "Module", "Predict", "Prediction", "Strategy"]
-
-Strategy = Literal["predict", "chain-of-thought"]
-STRATEGIES: tuple[str, ...] = get_args(Strategy)
-
-
-@dataclass(frozen=True)
-class CallStats:
-    """What one module call cost: the numbers a phenotype is made of."""
-
-    latency_ms: float
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    model: str
-    """``provider:name`` of the model that answered."""
-    retries: int = 0
-    """Validation retries (0 or 1)."""
-
-    @property
-    def tokens(self) -> int:
-        """Input plus output tokens."""
-        return self.input_tokens + self.output_tokens
-
-
-class Prediction:
-    """The outputs of one call, as attributes (``pred.answer``), with ``reasoning`` for chain of thought."""
-
-    def __init__(self, outputs: Mapping[str, Any], stats: CallStats, reasoning: str | None = None) -> None:
-        self._outputs = dict(outputs)
-        self.stats = stats
-        self.reasoning = reasoning
-
-    def __getattr__(self, name: str) -> Any:
-        outputs = self.__dict__.get("_outputs", {})
-        if name in outputs:
-            return outputs[name]
-        raise AttributeError(f"prediction has no field {name!r}; it has {sorted(outputs)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The output fields as a plain dict."""
-        return dict(self._outputs)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._outputs.items())
-        return f"Prediction({fields})"
 
 
 class Module:

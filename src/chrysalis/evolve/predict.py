@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from chrysalis.errors import MalformedReplyError, ModelError, OutputValidationError
-from chrysalis.evolve.module import CallStats, Module, Prediction
+from chrysalis.evolve.prediction import CallStats, ModuleLike, Prediction
 from chrysalis.evolve.signature import FieldSpec
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def model_id(model: Model) -> str:
     return f"{model.system}:{model.model_name}"
 
 
-async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | Model | None = None) -> Prediction:
+async def run_module(module: ModuleLike, inputs: Mapping[str, Any], *, model: str | Model | None = None) -> Prediction:
     """Call ``module`` on ``inputs`` and return its validated prediction.
 
     Raises:
@@ -146,7 +146,7 @@ async def run_module(module: Module, inputs: Mapping[str, Any], *, model: str | 
     raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
 
-def _check_inputs(module: Module, inputs: Mapping[str, Any]) -> None:
+def _check_inputs(module: ModuleLike, inputs: Mapping[str, Any]) -> None:
     expected = [f.name for f in module.signature.input_fields()]
     missing = [name for name in expected if name not in inputs]
     unknown = [name for name in inputs if name not in expected]
@@ -155,7 +155,7 @@ def _check_inputs(module: Module, inputs: Mapping[str, Any]) -> None:
         raise ValueError(f"{module.signature.__name__} takes the inputs {expected}: {', '.join(parts)}")
 
 
-def render_system(module: Module) -> str:
+def render_system(module: ModuleLike) -> str:
     """The system message: instructions, what each field holds, and the demos."""
     sig = module.signature
     lines = [module.instructions.strip(), "", "Inputs:"]
@@ -170,7 +170,7 @@ def render_system(module: Module) -> str:
     return "\n".join(lines)
 
 
-def render_inputs(module: Module, inputs: Mapping[str, Any]) -> str:
+def render_inputs(module: ModuleLike, inputs: Mapping[str, Any]) -> str:
     """The user message: one ``name: value`` line per input field."""
     return "\n".join(f"{f.name}: {_show(inputs[f.name])}" for f in module.signature.input_fields())
 
@@ -184,7 +184,7 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _single_text_output(module: Module) -> bool:
+def _single_text_output(module: ModuleLike) -> bool:
     outputs = module.signature.output_fields()
     return module.strategy == "predict" and len(outputs) == 1 and outputs[0].annotation is str
 
@@ -227,7 +227,7 @@ def _error_lines(exc: pydantic.ValidationError) -> list[str]:
     return [f"- {'.'.join(map(str, e['loc'])) or 'output'}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors()]
 
 
-def _validation_error(module: Module, args: dict[str, Any] | None, exc: Exception) -> OutputValidationError:
+def _validation_error(module: ModuleLike, args: dict[str, Any] | None, exc: Exception) -> OutputValidationError:
     name = module.signature.__name__
     if isinstance(exc, pydantic.ValidationError):
         first = exc.errors()[0]

@@ -4,19 +4,9 @@ A triple is (subject, predicate, object): the subject and predicate are IRIs, th
 a plain text literal. They live in the ``triples`` table of the shared database, in the scopes
 memories use (``global``, ``workspace:/abs/path``; ``stores/memory.py``), each triple once per scope.
 
-Terms are written the way a model or person thinks of them (``to_iri``):
-
-- a plain word or phrase is a name in the project's namespace, ``urn:chrysalis:`` followed by the
-  name percent-encoded, its spaces written ``_`` (``parser.py`` -> ``urn:chrysalis:parser.py``,
-  ``depends on`` and ``depends_on`` -> ``urn:chrysalis:depends_on``, ``C#`` -> ``urn:chrysalis:C%23``):
-  the same text always gives the same IRI, and names differing in more than spaces never share one.
-  In SPARQL the namespace is the prefix ``kg:`` (``kg:parser.py``);
-- ``rdf:``, ``rdfs:``, ``xsd:``, ``owl:``, ``schema:`` (schema.org) and ``kg:`` prefixed names are
-  expanded, and the predicate ``a`` is ``rdf:type``, as in Turtle and SPARQL;
-- a full IRI is ``<...>``, or starts with ``http://``, ``https://``, ``urn:``, ``file://``,
-  ``mailto:`` or ``tag:``.
-
-``show_term`` turns an IRI back into the shortest text that ``to_iri`` reads as the same IRI.
+Terms are written the way a model or person thinks of them: ``parser.py`` is a name in the
+project's namespace (``kg:parser.py`` in SPARQL), ``rdf:type`` a prefixed name, ``<https://...>`` a
+full IRI; ``stores/terms.py`` reads and shows them, and its names are re-exported here.
 Queries load the triples of the asked scopes into a short-lived in-memory rdflib graph
 (``stores/sparql.py``); rdflib is imported only then.
 """
@@ -24,17 +14,26 @@ Queries load the triples of the asked scopes into a short-lived in-memory rdflib
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote, unquote
+from typing import TYPE_CHECKING, Any
 
 from chrysalis.redact import current as current_redactor
 from chrysalis.stores.db import Database
 from chrysalis.stores.memory import check_scope
+from chrysalis.stores.terms import (
+    MAX_TERM_CHARS,
+    NAMESPACE,
+    PREFIXES,
+    RDF_TYPE,
+    QueryError,
+    QueryProblem,
+    show_term,
+    sparql_term,
+    to_iri,
+)
 
 if TYPE_CHECKING:
     from rdflib import Graph
@@ -56,112 +55,10 @@ __all__ = [
     "to_iri",
 ]
 
-NAMESPACE = "urn:chrysalis:"
-"""Where plain names live: ``parser.py`` is ``urn:chrysalis:parser.py`` (``kg:parser.py`` in SPARQL)."""
-PREFIXES: dict[str, str] = {
-    "kg": NAMESPACE,
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "schema": "https://schema.org/",
-}
-"""The prefixed names terms and queries may use without declaring them."""
-MAX_TERM_CHARS = 500
-"""A subject, predicate or IRI object names a thing: a few words or a path, not a paragraph."""
 MAX_LITERAL_CHARS = 2000
 """A literal object is a value or a short description (as long as a memory)."""
-RDF_TYPE = PREFIXES["rdf"] + "type"
 EXAMPLE_QUERY = "SELECT ?thing ?other WHERE { ?thing kg:depends_on ?other } LIMIT 20"
 """A query that works on any graph: shown with every refused query."""
-QueryProblem = Literal["empty", "too_long", "syntax", "update", "remote", "timeout", "evaluation"]
-_FULL_IRI_STARTS = ("http://", "https://", "urn:", "file://", "mailto:", "tag:")
-_PREFIXED = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.+)$", re.DOTALL)
-_NOT_IN_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
-"""What SPARQL's IRIREF (and rdflib's URIRef check) forbids in an IRI."""
-_NAME_SAFE = "!$&'()*+,;=:@/"
-"""Characters kept as they are in a name's IRI, besides letters, digits and ``-._~``; the rest is %-encoded."""
-_PN_LOCAL = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_-])?$")
-"""Local names SPARQL reads after a prefix without escapes (a conservative subset of PN_LOCAL)."""
-_SPACES = re.compile(r"\s+")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:.")
-
-
-class QueryError(ValueError):
-    """A query that will not run (``stores/sparql.py``): ``problem`` says why, the message how to fix it."""
-
-    def __init__(self, problem: QueryProblem, message: str) -> None:
-        super().__init__(message)
-        self.problem: QueryProblem = problem
-
-
-def to_iri(text: str) -> str:
-    """The IRI that ``text`` names: a full IRI, a known prefixed name, or a plain name in ``NAMESPACE``.
-
-    Raises:
-        ValueError: an empty or too long term, an unknown-looking IRI with forbidden characters; the
-            message says what is allowed.
-    """
-    term = _SPACES.sub(" ", text.strip())
-    if not term:
-        raise ValueError("A term is empty: name the thing, e.g. 'parser.py' or 'depends_on'.")
-    if len(term) > MAX_TERM_CHARS:
-        raise ValueError(f"A term has {len(term)} characters; a name or IRI has at most {MAX_TERM_CHARS}.")
-    if term.startswith("<") and term.endswith(">"):
-        return _checked_iri(term[1:-1])
-    if term.startswith(_FULL_IRI_STARTS):
-        return _checked_iri(term)
-    prefixed = _PREFIXED.match(term)
-    if prefixed and prefixed[1] in PREFIXES:
-        prefix, local = prefixed[1], prefixed[2].strip()
-        return _name_iri(local) if prefix == "kg" else _checked_iri(PREFIXES[prefix] + local)
-    return _name_iri(term)
-
-
-def _name_iri(name: str) -> str:
-    """A plain name's IRI: spaces become ``_`` (so a name never shows with a space), the rest is %-encoded."""
-    return NAMESPACE + quote(name.replace(" ", "_"), safe=_NAME_SAFE)
-
-
-def _checked_iri(iri: str) -> str:
-    """``iri`` when it is absolute (``scheme:...``) and has nothing SPARQL forbids in an IRI."""
-    if not _SCHEME.match(iri) or _NOT_IN_IRI.search(iri):
-        raise ValueError(
-            f"{iri!r} is not a valid absolute IRI (scheme:..., no spaces, quotes or <>{{}}|^`\\ inside): write a "
-            "plain name instead, e.g. 'parser.py', which becomes a name in the project's namespace."
-        )
-    return iri
-
-
-def show_term(iri: str) -> str:
-    """The shortest text ``to_iri`` reads back as ``iri``: a plain name, a prefixed name, or ``<iri>``."""
-    candidates: list[str] = []
-    if iri.startswith(NAMESPACE):
-        name = unquote(iri[len(NAMESPACE) :])
-        candidates += [name, "kg:" + name]
-    if iri == RDF_TYPE:
-        candidates.append("rdf:type")
-    candidates += [
-        f"{prefix}:{iri[len(base) :]}"
-        for prefix, base in PREFIXES.items()
-        if prefix != "kg" and iri.startswith(base) and len(iri) > len(base)
-    ]
-    candidates.append(iri)
-    for text in candidates:
-        try:
-            if to_iri(text) == iri:
-                return text
-        except ValueError:
-            continue
-    return f"<{iri}>"
-
-
-def sparql_term(iri: str) -> str:
-    """How a query writes ``iri``: ``kg:name`` or ``rdf:type`` where SPARQL allows it, else ``<iri>``."""
-    for prefix, base in PREFIXES.items():
-        if iri.startswith(base) and _PN_LOCAL.match(iri[len(base) :]):
-            return f"{prefix}:{iri[len(base) :]}"
-    return f"<{iri}>"
 
 
 @dataclass(frozen=True)

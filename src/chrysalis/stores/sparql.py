@@ -33,7 +33,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query, SPARQLError
 from rdflib.plugins.stores.memory import Memory
 
-from chrysalis.stores.knowledge import PREFIXES, QueryError, show_term, sparql_term
+from chrysalis.stores.terms import PREFIXES, QueryError, show_term, sparql_term
 
 if TYPE_CHECKING:
     from rdflib.graph import _ContextType, _TriplePatternType, _TripleType
