@@ -1,4 +1,4 @@
-"""The policy table in docs/architecture.md is the policy: every tool x level x mode, checked against ``Policy``."""
+"""The policy table in docs/security.md is the policy: every tool x level x mode, checked against ``Policy``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.registry import builtin_tools
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 with tempfile.TemporaryDirectory() as _home, Stores.open(Path(_home)) as _stores:
     _subscriptions = Subscriptions(_stores.subscriptions, Path(_home))
     # the specs only: no call runs here
