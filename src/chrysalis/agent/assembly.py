@@ -8,10 +8,9 @@ capabilities exist.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chrysalis.agent.choice import SessionModels
 from chrysalis.agent.durability import Durability
@@ -35,7 +34,7 @@ from chrysalis.tools.policy import Policy
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["RunAssembly", "handover", "one_at_a_time", "run_scope"]
+__all__ = ["RunAssembly", "handover", "run_scope"]
 
 
 @dataclass(frozen=True)
@@ -167,15 +166,3 @@ def handover(task: str, drafted_by: str, problem: str) -> str:
         f"still in the workspace, but the check failed: {problem}\n"
         f"You are a stronger model taking over. Review its changes, fix what is wrong, and finish the task: {task}"
     )
-
-
-def one_at_a_time(approver: Approver | None, lock: asyncio.Lock) -> Approver | None:
-    """A session's approver for its sub-agents: one question at a time, saying a sub-agent asks."""
-    if approver is None:
-        return None
-
-    async def ask(tool: str, args: dict[str, Any], reason: str) -> bool:
-        async with lock:
-            return await approver(tool, args, f"(a sub-agent asks) {reason}")
-
-    return ask

@@ -8,11 +8,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from chrysalis.agent.learning import task_type
 from chrysalis.agent.loop import Tally
 from chrysalis.config import Settings
 from chrysalis.stores import Stores
 
-__all__ = ["RunRecorder", "Totals", "save_context"]
+__all__ = ["RunRecorder", "Totals", "save_context", "workspace_context"]
 
 
 @dataclass
@@ -34,16 +35,19 @@ class _Spent:
 
 
 class RunRecorder:
-    """Logs one run's parts to the eval store and adds them to the session's totals."""
+    """One run's tally and type; logs its parts to the eval store and adds them to the session's totals."""
 
-    def __init__(self, stores: Stores, totals: Totals, run_id: str, task_type: str, tally: Tally) -> None:
-        self._stores, self._totals = stores, totals
-        self._run_id, self._task_type, self._tally = run_id, task_type, tally
+    def __init__(self, stores: Stores, totals: Totals, run_id: str, task: str) -> None:
+        self._stores, self._totals, self._run_id = stores, totals, run_id
+        self.kind = task_type(task)
+        """The task's type (``fix``, ``test``, ...): the eval store learns per type."""
+        self.tally = Tally()
+        """What the run uses, counted by the loop; sub-agents add their costs to it."""
         self._before = _Spent()
 
     def part(self, *, profile: str, model: str, success: bool) -> None:
         """Log what the run used since the last part, as ``model``'s (with ``profile``)."""
-        t, before = self._tally, self._before
+        t, before = self.tally, self._before
         now = _Spent(t.cost_usd, t.input_tokens, t.output_tokens, t.duration_ms)
         cost, tokens_in = now.cost_usd - before.cost_usd, now.input_tokens - before.input_tokens
         tokens_out = now.output_tokens - before.output_tokens
@@ -52,7 +56,7 @@ class RunRecorder:
         self._stores.evals.log(
             run_id=self._run_id,
             profile=profile,
-            task_type=self._task_type,
+            task_type=self.kind,
             model=model,
             success=success,
             duration_ms=now.duration_ms - before.duration_ms,
@@ -63,8 +67,14 @@ class RunRecorder:
         self._before = now
 
 
-def save_context(stores: Stores, name: str, settings: Settings, system: str) -> None:
+def workspace_context(settings: Settings) -> str:
+    """The context of ``settings``' workspace: tool hints and history belong to one project."""
+    return f"workspace:{settings.workspace}"
+
+
+def save_context(stores: Stores, settings: Settings, system: str) -> None:
     """Keep a new version of the workspace's context: prompt, mode and priority (the messages are the session's)."""
+    name = workspace_context(settings)
     previous = stores.context.load(name)
     updated = dataclasses.replace(previous, system=system, mode=settings.mode, priority=settings.priority, history=())
     stores.context.save(updated, name)

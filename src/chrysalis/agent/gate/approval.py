@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from chrysalis.events import ApprovalRequest, Event
 from chrysalis.tools.base import ToolResult
 from chrysalis.tools.policy import Decision
 
-__all__ = ["ApprovalTools", "Approver", "Asking", "rerun_hint"]
+__all__ = ["ApprovalTools", "Approver", "Asking", "one_at_a_time", "rerun_hint"]
 
 Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
 """Asks the user: (tool, args, reason) -> approved?"""
@@ -67,3 +68,15 @@ class ApprovalTools(Wrapper):
         else:
             call.outcome = "allow"
         return await self.inner.call(call)
+
+
+def one_at_a_time(approver: Approver | None, lock: asyncio.Lock) -> Approver | None:
+    """A session's approver for its sub-agents: one question at a time, saying a sub-agent asks."""
+    if approver is None:
+        return None
+
+    async def ask(tool: str, args: dict[str, Any], reason: str) -> bool:
+        async with lock:
+            return await approver(tool, args, f"(a sub-agent asks) {reason}")
+
+    return ask
