@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chrysalis.agent.gate.report import MAX_DENIALS
+from chrysalis.agent.guards import MAX_RED_FLAGS
 from chrysalis.config import Settings
 from chrysalis.evolve.priority import PriorityPlan
 
@@ -26,9 +28,9 @@ class RunLimits:
     """Seconds for the whole run (``--timeout``); None: no limit."""
     check_retries: int
     """How often a failing final check goes back to the model (the priority plan's)."""
-    max_denials: int = 2
+    max_denials: int = MAX_DENIALS
     """A second refused call ends a one-shot run with exit 3: the task cannot go on at this level or mode."""
-    max_red_flags: int = 6
+    max_red_flags: int = MAX_RED_FLAGS
     """Red flags (repeated calls, calls written as text, edits of protected tests) before the run is stuck."""
     model_retries: int = 3
     """How often an invalid reply (bad arguments, a refused answer) goes back to the model."""

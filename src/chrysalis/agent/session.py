@@ -19,7 +19,7 @@ from chrysalis.agent.durability import Durability
 from chrysalis.agent.gate.approval import Approver, one_at_a_time
 from chrysalis.agent.lifecycle import RunLifecycle
 from chrysalis.agent.recording import RunRecorder, Totals, save_context
-from chrysalis.capabilities.registry import SessionFacts, capabilities_for
+from chrysalis.capabilities.registry import SessionFacts, capabilities_for, listeners
 from chrysalis.events import Event, RunResult, fan_out
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ class AgentSession:
             durability=durability,
         )
         self.capabilities = capabilities_for(SessionFacts(settings, parent_run_id is not None, mcp_servers))
-        listeners = [listener for listener in (on_event,) if listener is not None]
-        self.on_event = fan_out(*listeners, *(capability.on_event for capability in self.capabilities))
+        given = [on_event] if on_event is not None else []
+        self.on_event = fan_out(*given, *listeners(self.capabilities))
         self.conversation = StoredConversation(self.stores, settings.workspace)
         """The messages, their stored session and summary (``--continue``, ``--resume``, ``--fork``, ``/compact``)."""
         self.totals = Totals()

@@ -17,13 +17,14 @@ from chrysalis.capabilities.knowledge.plugin import KnowledgePlugin
 from chrysalis.capabilities.mcp.plugin import McpPlugin
 from chrysalis.capabilities.memory.plugin import MemoryPlugin
 from chrysalis.capabilities.repair.plugin import RepairPlugin
-from chrysalis.capabilities.scope import AgentCapability
+from chrysalis.capabilities.scope import AgentCapability, NoHooks
 from chrysalis.capabilities.skills.plugin import SkillsPlugin
 from chrysalis.capabilities.subagents.plugin import SubAgentsPlugin
 from chrysalis.capabilities.subscriptions.plugin import SubscriptionsPlugin
 from chrysalis.config import Settings
+from chrysalis.events import Event
 
-__all__ = ["CAPABILITIES", "SessionFacts", "capabilities_for"]
+__all__ = ["CAPABILITIES", "SessionFacts", "capabilities_for", "listeners"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,8 @@ def capabilities_for(facts: SessionFacts) -> tuple[AgentCapability, ...]:
     """The session's capabilities, in the registry's order, without those that are off."""
     made = (factory(facts) for factory in CAPABILITIES)
     return tuple(capability for capability in made if capability is not None)
+
+
+def listeners(capabilities: tuple[AgentCapability, ...]) -> list[Callable[[Event], None]]:
+    """The ``on_event`` of each capability that listens (every event passes here: skip the no-op hooks)."""
+    return [c.on_event for c in capabilities if getattr(type(c), "on_event", None) is not NoHooks.on_event]
