@@ -16,6 +16,13 @@ from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
 from tests.helpers import E2E_MODEL, PROVIDER_KEYS, REAL_MODEL_CACHE
 
 _LOOPBACK = ("127.", "::1", "localhost")
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Chrysalis Tests",
+    "GIT_AUTHOR_EMAIL": "tests@chrysalis.invalid",
+    "GIT_COMMITTER_NAME": "Chrysalis Tests",
+    "GIT_COMMITTER_EMAIL": "tests@chrysalis.invalid",
+}
+"""The suite's own git identity, in the environment: it passes where git has none (``GIT_CONFIG_GLOBAL=/dev/null``)."""
 
 # Property tests never race a clock: on a busy machine generating or running an example may take
 # seconds, which is not a failure of the code under test.
@@ -45,6 +52,8 @@ def chrysalis_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
         monkeypatch.delenv(key, raising=False)
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("CHRYSALIS_HOME", str(home))
+    for key, value in GIT_IDENTITY.items():  # commits need an identity; a fresh machine has none
+        monkeypatch.setenv(key, value)
     return home
 
 

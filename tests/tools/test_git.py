@@ -101,6 +101,23 @@ def test_commit_errors(repo: Path, ctx: ToolContext) -> None:
     assert "Bad arguments for git_commit: paths" in (git_commit({"message": "x", "paths": "calc.py"}, ctx).error or "")
 
 
+def test_commit_without_a_git_identity_says_how_to_set_one(
+    repo: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    # git would guess an identity from the host name on some machines; a fresh one with none is this:
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.useConfigOnly")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "true")
+    (repo / "calc.py").write_text("def sub(a, b):\n    return a - b\n")
+    error = git_commit({"message": "Fix sub"}, ctx).error or ""
+    assert error.startswith("git commit failed: git has no identity to commit as")
+    assert 'git config --global user.name "Your Name"' in error
+    assert "\n" not in error  # not git's six lines
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add calc"]
+
+
 def test_commit_declares_write_at_level_2_without_file_targets() -> None:
     assert (git_commit.effect, git_commit.level) == ("write", 2)
     assert git_commit.write_targets(git_commit.args.model_validate({"message": "x"})) == []

@@ -193,6 +193,15 @@ class GitCommitArgs(ToolArgs):
     paths: list[str] | None = Field(default=None, description="Files to commit; all changes when omitted.")
 
 
+_NO_IDENTITY = (
+    "git commit failed: git has no identity to commit as (no user.name and user.email). The user can set one "
+    'with `git config --global user.name "Your Name"` and `git config --global user.email you@example.com` '
+    "(or GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL in the environment). "
+    "The changes are staged, not committed."
+)
+"""What a commit without an identity says instead of git's own six lines (a fresh machine has none)."""
+
+
 def _git_commit(args: GitCommitArgs, ctx: ToolContext) -> ToolResult:
     if not args.message.strip():
         raise ToolError("The commit message is empty; say what the change does.")
@@ -205,8 +214,7 @@ def _git_commit(args: GitCommitArgs, ctx: ToolContext) -> ToolResult:
     done = _git(workspace, "commit", "-q", "-m", args.message, *only)
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip()
-        hint = " Set user.name and user.email with git config." if "identity" in message.lower() else ""
-        raise ToolError(f"git commit failed: {message}{hint}")
+        raise ToolError(_NO_IDENTITY if "identity unknown" in message.lower() else f"git commit failed: {message}")
     summary = _checked(workspace, "log", "-1", "--stat", "--format=%h %s").strip()
     return ToolResult.success(f"Committed {summary}")
 
