@@ -28,6 +28,7 @@ from chrysalis.events import TextDelta, ToolCall
 from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.server.acp.modes import check_mode, mode_state, modes_under
 from chrysalis.server.acp.session import AcpSession
+from chrysalis.tools.policy import Policy
 
 
 class FakeClient:
@@ -156,9 +157,14 @@ def test_the_editor_may_narrow_the_mode_and_a_narrowed_session_cannot_write(work
 
 
 def test_under_a_narrow_configured_mode_the_editor_cannot_widen_it() -> None:
-    assert modes_under("ask") == ["ask"]
-    assert modes_under("architect") == ["ask", "architect"]
+    assert modes_under(Policy(level=2, mode="ask")) == ["ask"]
+    assert modes_under(Policy(level=2, mode="architect")) == ["ask", "architect"]
     with pytest.raises(UsageError, match=r"configured mode is 'ask'.*only narrow \(to ask\)"):
-        check_mode("code", "ask")
-    state = mode_state("ask", "code")
+        check_mode("code", Policy(level=2, mode="ask"))
+    with pytest.raises(UsageError, match=r"mode 'yolo' is not available"):
+        check_mode("yolo", Policy(level=2, mode="code"))
+    assert check_mode("ask", Policy(level=3, mode="code", auto_approve=True)) == Policy(
+        level=3, mode="ask", auto_approve=True
+    )  # the configured policy, narrowed: level and --yes stay
+    state = mode_state("ask", Policy(level=2, mode="code"))
     assert state.current_mode_id == "ask" and all(m.description for m in state.available_modes)

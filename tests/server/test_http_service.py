@@ -162,6 +162,20 @@ def test_a_bad_body_is_a_400_naming_the_field(
     assert error["field"] == field and words in error["message"], error
 
 
+def test_a_request_may_narrow_the_servers_mode_never_widen_it(http_service: ServiceFactory) -> None:
+    with http_service(mode="architect") as client:
+        widened = client.post("/v1/runs", json={"task": "x", "mode": "code"})
+        narrowed = client.post("/v1/runs", json={"task": "x", "mode": "ask"})
+    assert widened.status_code == 400, widened.text  # before: queued, and run in code mode by a server in architect
+    error = widened.json()["error"]
+    assert error["field"] == "mode"
+    assert error["message"] == (
+        "mode 'code' allows more than this server's mode 'architect': a request may narrow the mode "
+        "(to ask, architect), not widen it (start `chrysalis serve --http --mode code`)."
+    )
+    assert narrowed.status_code == 202, narrowed.text
+
+
 def test_invalid_json_is_a_400(http_service: ServiceFactory) -> None:
     with http_service() as client:
         response = client.post("/v1/runs", content=b"{task", headers={"content-type": "application/json"})

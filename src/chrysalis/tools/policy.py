@@ -22,7 +22,8 @@ The questions it answers, and who asks:
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
     check_writable               whether the final test check may (``chrysalis.agent.verify``)
-    narrowed(level=, mode=)      a sub-agent's policy, which may only narrow its parent's
+    narrowed(level=, mode=)      a sub-agent's, an HTTP request's or an editor's policy: only ever narrower
+    modes_within()               the modes ``narrowed`` accepts (what an editor may switch to over ACP)
 """
 
 from __future__ import annotations
@@ -225,32 +226,43 @@ class Policy:
         """The final test check sees the workspace writable: level 3 with ``--yes``."""
         return self.check_sandbox == "workspace-write"
 
-    def narrowed(self, *, level: int | None = None, mode: str | None = None) -> Policy:
-        """A sub-agent's policy: this one with a level no higher and a mode whose effects this mode has.
+    def narrowed(self, *, level: int | None = None, mode: str | None = None, asker: str = "A sub-agent") -> Policy:
+        """A narrower policy: this one with a level no higher and a mode whose effects this mode has.
 
-        ``None`` keeps this policy's level or mode; rules, ``--yes`` and protected tests stay as they are.
+        For a sub-agent, an HTTP request to ``serve --http`` and an editor's ``session/set_mode``; ``asker``
+        names who asked, in the refusal. ``None`` keeps this policy's level or mode; rules, ``--yes`` and
+        protected tests stay as they are.
 
         Raises:
             NarrowingRefused: the level or mode would allow more than this policy does (the message says what
-                it allows).
+                it allows; ``field`` is ``"level"`` or ``"mode"``).
         """
         level = self.level if level is None else level
         if level > self.level:
             raise NarrowingRefused(
-                f"A sub-agent may not have level {level}: this run has level {self.level}, its most."
+                "level", f"{asker} may not have level {level}: this run has level {self.level}, its most."
             )
         mode = self.mode if mode is None else mode
         if mode not in MODES:
-            raise NarrowingRefused(f"Unknown mode {mode!r}; modes: {', '.join(MODES)}.")
-        if not mode_narrows(mode, self.mode):
+            raise NarrowingRefused("mode", f"Unknown mode {mode!r}; modes: {', '.join(MODES)}.")
+        if mode not in self.modes_within():
             raise NarrowingRefused(
-                f"A sub-agent may not use mode {mode!r}: it allows more than this run's {self.mode!r}."
+                "mode", f"{asker} may not use mode {mode!r}: it allows more than this run's {self.mode!r}."
             )
         return replace(self, level=level, mode=mode)
+
+    def modes_within(self) -> tuple[str, ...]:
+        """The modes ``narrowed`` accepts, in ``MODES`` order: those that allow nothing this run's mode does not."""
+        return tuple(mode for mode in MODES if mode_narrows(mode, self.mode))
 
 
 class NarrowingRefused(ToolError):
     """A sub-agent asked for more than its parent's policy allows; the message names what the parent allows."""
+
+    def __init__(self, field: Literal["level", "mode"], message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        """What asked for too much: the level or the mode."""
 
 
 class _PatchArgs(ToolArgs):

@@ -2,18 +2,16 @@
 
 The mode comes from config, environment and flags like the rest of the policy; an editor may
 narrow it (from ``code`` to ``ask`` for a question, to ``architect`` for a plan), never widen it:
-a mode that would allow an effect the configured mode does not (``policy.mode_narrows``) is not offered.
+a mode that would allow an effect the configured mode does not is not offered: the configured policy
+decides (``Policy.modes_within``, ``Policy.narrowed``), as it does for a sub-agent or an HTTP request.
 """
 
 from __future__ import annotations
 
-from typing import cast
-
 from acp.schema import SessionMode, SessionModeState
 
-from chrysalis.config import MODES, Mode
 from chrysalis.errors import UsageError
-from chrysalis.tools.policy import mode_narrows
+from chrysalis.tools.policy import NarrowingRefused, Policy
 
 __all__ = ["check_mode", "mode_state", "modes_under"]
 
@@ -25,12 +23,12 @@ _DESCRIPTIONS = {
 }
 
 
-def modes_under(ceiling: str) -> list[str]:
-    """The modes an editor may choose when the configured mode is ``ceiling``, in our order."""
-    return [mode for mode in MODES if mode_narrows(mode, ceiling)]
+def modes_under(ceiling: Policy) -> list[str]:
+    """The modes an editor may choose under the configured policy ``ceiling``, in our order."""
+    return list(ceiling.modes_within())
 
 
-def mode_state(current: str, ceiling: str) -> SessionModeState:
+def mode_state(current: str, ceiling: Policy) -> SessionModeState:
     """The session's mode and the modes it may switch to, for ``session/new`` and ``session/load``."""
     modes = [
         SessionMode(id=mode, name=mode.capitalize(), description=_DESCRIPTIONS.get(mode))
@@ -39,17 +37,17 @@ def mode_state(current: str, ceiling: str) -> SessionModeState:
     return SessionModeState(current_mode_id=current, available_modes=modes)
 
 
-def check_mode(mode: str, ceiling: str) -> Mode:
-    """``mode``, if the editor may choose it here.
+def check_mode(mode: str, ceiling: Policy) -> Policy:
+    """The policy of the session in ``mode``, if the editor may choose it under the configured ``ceiling``.
 
     Raises:
-        UsageError: ``mode`` is unknown, or allows more than the configured ``ceiling``; says which may be chosen.
+        UsageError: ``mode`` is unknown, or allows more than the configured mode; says which may be chosen.
     """
-    allowed = modes_under(ceiling)
-    if mode not in allowed:
+    try:
+        return ceiling.narrowed(mode=mode, asker="An editor")
+    except NarrowingRefused as refused:
         raise UsageError(
-            f"session/set_mode: mode {mode!r} is not available: the configured mode is {ceiling!r}, "
-            f"which an editor may only narrow (to {', '.join(allowed)}). Set mode in config, "
+            f"session/set_mode: mode {mode!r} is not available: the configured mode is {ceiling.mode!r}, "
+            f"which an editor may only narrow (to {', '.join(modes_under(ceiling))}). Set mode in config, "
             "CHRYSALIS_MODE or serve --mode to allow more."
-        )
-    return cast(Mode, mode)
+        ) from refused

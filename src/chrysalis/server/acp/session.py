@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp.helpers import update_agent_message_text, update_agent_thought_text
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, SessionModeState, StopReason
 
 from chrysalis.agent.session import AgentSession
-from chrysalis.config import Settings
+from chrysalis.config import Mode, Settings
 from chrysalis.errors import PolicyDenied, TaskStopped
 from chrysalis.events import Event
 from chrysalis.server.acp.history import history_updates
@@ -72,8 +72,8 @@ class AcpSession:
             settings, model=model, approver=self.approve, on_event=self.on_event, mcp_servers=mcp_servers
         )
         self.session_id = ""
-        self.ceiling = settings.mode
-        """The configured mode: the editor may narrow the session's mode (``set_mode``), never widen it."""
+        self.ceiling = Policy.from_settings(settings)
+        """The configured policy: the editor may narrow the session's mode (``set_mode``), never widen it."""
         self.always: dict[str, bool] = {}
         """Tools the user answered ``allow_always`` (True) or ``reject_always`` (False) for."""
         self._queue: asyncio.Queue[Update] = asyncio.Queue()
@@ -112,9 +112,9 @@ class AcpSession:
         Raises:
             UsageError: ``mode`` would allow more than the configured mode.
         """
-        chosen = check_mode(mode, self.ceiling)
-        self.agent.settings = dataclasses.replace(self.agent.settings, mode=chosen)
-        self.mapper.policy = Policy.from_settings(self.agent.settings)
+        policy = check_mode(mode, self.ceiling)
+        self.agent.settings = dataclasses.replace(self.agent.settings, mode=cast(Mode, policy.mode))
+        self.mapper.policy = policy
 
     def on_event(self, event: Event) -> None:
         """Queue the updates of one of the run's events (called synchronously by the run, in any thread)."""

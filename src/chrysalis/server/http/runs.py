@@ -23,6 +23,7 @@ from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunRecord, RunStore
 from chrysalis.server.http.models import RunRequest, RunStatus, RunView
+from chrysalis.tools.policy import NarrowingRefused, Policy
 
 if TYPE_CHECKING:
     from chrysalis.runtime.worker import Worker
@@ -117,17 +118,11 @@ class RunService:
         """Queue the request's task under the server's settings and its own fields.
 
         Raises:
-            Unacceptable: a field the settings refuse, or a level above the server's.
+            Unacceptable: a field the settings refuse, or a level or mode that allows more than the server's.
         """
         from chrysalis.runtime.queue import enqueue
 
-        level = request.level
-        if level is not None and level > self.settings.level:
-            raise Unacceptable(
-                "level",
-                f"level {level} is above this server's level {self.settings.level}: a "
-                "request may lower the level, not raise it (start `chrysalis serve --http --level N`).",
-            )
+        self._within_policy(request)
         flags = self._server_flags().overridden_by(request.settings_flags())
         try:
             settings = load_settings(flags)  # the combination is checked now, not hours later in a worker
@@ -139,6 +134,29 @@ class RunService:
                 return enqueue(self._client, self.runs, request.task, options, request.urgency)
         except UsageError as exc:
             raise Unacceptable("task", str(exc)) from exc
+
+    def _within_policy(self, request: RunRequest) -> None:
+        """Refuse a request whose level or mode would allow more than the server's policy (it may only narrow it).
+
+        Raises:
+            Unacceptable: naming ``level`` or ``mode``, what the server allows and how to start one that allows more.
+        """
+        policy = Policy.from_settings(self.settings)
+        try:
+            policy.narrowed(level=request.level, mode=request.mode, asker="A request")
+        except NarrowingRefused as refused:
+            if refused.field == "level":
+                message = (
+                    f"level {request.level} is above this server's level {policy.level}: a request may lower the "
+                    "level, not raise it (start `chrysalis serve --http --level N`)."
+                )
+            else:
+                message = (
+                    f"mode {request.mode!r} allows more than this server's mode {policy.mode!r}: a request may "
+                    f"narrow the mode (to {', '.join(policy.modes_within())}), not widen it "
+                    f"(start `chrysalis serve --http --mode {request.mode}`)."
+                )
+            raise Unacceptable(refused.field, message) from refused
 
     def view(self, run_id: str) -> RunView:
         """The run as ``GET /v1/runs/{id}`` shows it.
