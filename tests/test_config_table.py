@@ -16,7 +16,19 @@ from rich.console import Console
 
 from chrysalis.cli.config_cmd import show_config
 from chrysalis.cli.repl import LIVE_SETTINGS, SLASH_COMMANDS, Repl
-from chrysalis.config import ENTRIES, KEYS, TABLE, Entry, SettingFlags, Settings, coerce_value, load_settings
+from chrysalis.config import (
+    CONCERNS,
+    ENTRIES,
+    KEYS,
+    TABLE,
+    Concern,
+    Entry,
+    SettingFlags,
+    Settings,
+    coerce_value,
+    load_settings,
+)
+from chrysalis.config.concerns import GROUPS
 from chrysalis.errors import ConfigError
 from chrysalis.llm.testing import ScriptedModel, final
 
@@ -209,3 +221,17 @@ def test_flags_written_out_for_the_queue_read_back_to_the_same_settings(workspac
     flags = SettingFlags(workspace=workspace, level="3", yes=True, auto_models=("a:b", "c:d"))
     back = SettingFlags.from_mapping(json.loads(json.dumps(flags.as_options())))
     assert load_settings(back) == load_settings(flags)
+
+
+@pytest.mark.parametrize("concern", CONCERNS)
+def test_each_concern_has_a_group_with_exactly_its_settings(concern: Concern) -> None:
+    kind = GROUPS[concern]
+    assert [item.name for item in fields(kind)] == [entry.name for entry in ENTRIES if entry.concern == concern]
+    settings = load_settings({"level": 3, "max_steps": 7, "priority": "cheap"})
+    grouped = getattr(settings, _PROPERTY[concern])
+    assert isinstance(grouped, kind)
+    assert all(getattr(grouped, item.name) == getattr(settings, item.name) for item in fields(kind))
+
+
+_PROPERTY = {concern: concern.replace(" ", "_") for concern in CONCERNS}
+"""The ``Settings`` property of each concern's group (``model choice`` is ``settings.model_choice``)."""

@@ -10,6 +10,7 @@ The modules, in the order they build on each other:
 - ``choices``: the closed vocabularies (modes, levels, priorities, tool profiles);
 - ``coerce``: the parsers that turn a raw value into a typed one, or refuse it;
 - ``entry``: the shape of one setting's entry (its concern, parser, allowed values, help);
+- ``concerns``: the groups of settings by concern (``settings.security``, ``settings.limits``, ...);
 - ``settings``: the table itself: ``Settings``, one field and entry per setting;
 - ``flags``: ``SettingFlags``, the settings given as flags, not yet checked;
 - ``load``: ``load_settings``, the merge of every source.

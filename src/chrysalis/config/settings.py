@@ -45,6 +45,7 @@ from chrysalis.config.coerce import (
     as_url,
     as_workspace,
 )
+from chrysalis.config.concerns import ByConcern
 from chrysalis.config.entry import Entry, computed, entry_of, setting
 
 __all__ = ["DB_FILENAME", "ENTRIES", "KEYS", "TABLE", "TRACES_FILENAME", "Settings", "chrysalis_home", "env_var"]
@@ -65,8 +66,12 @@ def chrysalis_home(environ: Mapping[str, str] | None = None) -> Path:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The effective settings of one run; ``sources`` says where each value came from."""
+class Settings(ByConcern):
+    """The effective settings of one run; ``sources`` says where each value came from.
+
+    Flat, as config files, the environment and flags name them; grouped by concern as properties
+    (``settings.security``, ``settings.limits``, ...: ``chrysalis.config.concerns``).
+    """
 
     model: str = setting(
         DEFAULT_MODEL,

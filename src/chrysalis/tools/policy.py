@@ -119,13 +119,14 @@ class Policy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Policy:
-        """The policy of a run with ``settings``."""
-        rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in settings.permissions)
+        """The policy of a run with ``settings``: their security concern."""
+        security = settings.security
+        rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in security.permissions)
         return cls(
-            level=settings.level,
-            mode=settings.mode,
-            auto_approve=settings.yes,
-            protect_tests=settings.protect_tests,
+            level=security.level,
+            mode=security.mode,
+            auto_approve=security.yes,
+            protect_tests=security.protect_tests,
             rules=rules,
         )
 
