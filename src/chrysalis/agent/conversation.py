@@ -10,9 +10,9 @@ conversation outgrows the model's window, ``compact`` folds the older turns into
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 from chrysalis.capabilities.subscriptions.following import Subscriptions
 from chrysalis.errors import UsageError
@@ -73,13 +73,14 @@ class StoredConversation:
         return self.session_id
 
     def save(self, messages: list[ModelMessage]) -> None:
-        """Store ``messages`` as the conversation so far (after each step; a no-op before ``begin``)."""
-        from pydantic_ai.messages import ModelMessagesTypeAdapter
+        """Store ``messages`` as the conversation so far (after each step; a no-op before ``begin``).
 
+        Only the messages the store writes (those after the stored ones) are turned into JSON: dumping
+        the whole history at every step made each step cost more than the one before.
+        """
         if self.session_id is None or not self._created(bool(messages)):
             return
-        data = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
-        self._stored = self.stores.sessions.save_messages(self.session_id, data, stored=self._stored)
+        self._stored = self.stores.sessions.save_messages(self.session_id, _AsJson(messages), stored=self._stored)
 
     def end_run(self, messages: list[ModelMessage], *, steps: int, cost_usd: float) -> None:
         """A run ended (however): keep its messages as the history and in the store, and count the run."""
@@ -205,3 +206,24 @@ def runnable(messages: list[ModelMessage]) -> list[ModelMessage]:
 def _context_of(session_id: str) -> str:
     """The context-store name of a session's context (its compacted summary, versioned)."""
     return f"session:{session_id}"
+
+
+class _AsJson(Sequence[dict[str, Any]]):
+    """``messages`` as the JSON dicts the session store keeps, each dumped only when it is read."""
+
+    def __init__(self, messages: Sequence[ModelMessage]) -> None:
+        self._messages = messages
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        chosen = list(self._messages[index]) if isinstance(index, slice) else [self._messages[index]]
+        dumped: list[dict[str, Any]] = ModelMessagesTypeAdapter.dump_python(chosen, mode="json")
+        return dumped if isinstance(index, slice) else dumped[0]
