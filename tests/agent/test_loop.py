@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from chrysalis.agent.learning import task_type
+from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied, TaskStopped
@@ -110,6 +112,33 @@ def test_a_write_at_level_0_is_refused_then_the_run_ends_with_exit_3(workspace: 
     refusals = [e for e in events if isinstance(e, ToolResultEvent)]
     assert refusals and not refusals[0].ok and "--level 2" in (refusals[0].error or "")
     assert not (workspace / "new.py").exists()
+
+
+def run_limits(monkeypatch: pytest.MonkeyPatch, **changes: int) -> None:
+    """Every run's ``RunLimits`` from here on: those of its settings and plan, with ``changes``."""
+    of = RunLimits.of
+    monkeypatch.setattr(RunLimits, "of", classmethod(lambda cls, s, plan: replace(of(s, plan), **changes)))
+
+
+def test_a_run_ends_at_its_own_max_denials(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = ScriptedModel([tool("write_file", path="new.py", content="x = 1\n"), final("ok")])
+    assert run_agent(workspace, script, "write a file", level=0)[0].output == "ok"  # one refusal: the run goes on
+    run_limits(monkeypatch, max_denials=1)
+    script = ScriptedModel([tool("write_file", path="new.py", content="x = 1\n"), final("ok")])
+    with pytest.raises(PolicyDenied, match="--level 2"):  # this run's first refusal is its last
+        run_agent(workspace, script, "write a file", level=0)
+    assert not (workspace / "new.py").exists()
+
+
+def test_a_run_is_stuck_at_its_own_max_red_flags(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_limits(monkeypatch, max_red_flags=1)
+    events: list[Event] = []
+    session = session_for(workspace, ScriptedModel([tool("read_file", path="calc.py")]), events, max_steps=20)
+    with pytest.raises(TaskStopped) as caught:
+        asyncio.run(session.run("read it"))
+    assert caught.value.reason == "stuck"
+    assert len([e for e in events if isinstance(e, RedFlag)]) == 1  # the third identical read, the only one
+    assert len([e for e in events if isinstance(e, ToolResultEvent)]) == 3
 
 
 def test_ask_mode_offers_no_tool_that_could_change_anything(workspace: Path) -> None:

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.toolset import MAX_DENIALS, GatedTools
 from chrysalis.config import load_settings
 from chrysalis.errors import PolicyDenied
 from chrysalis.events import ApprovalRequest, Event, RedFlag, ToolCall, ToolResultEvent
+from chrysalis.evolve.priority import plan_for
 from chrysalis.stores import Stores
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.registry import builtin_tools
@@ -30,15 +32,15 @@ def stores(chrysalis_home: Path) -> Iterator[Stores]:
 def gate(
     workspace: Path, stores: Stores, events: list[Event], *, policy: Policy | None = None, **kw: Any
 ) -> GatedTools:
-    flags = {"workspace": workspace, "level": 0} | kw.pop("flags", {})
+    settings = load_settings({"workspace": workspace, "level": 0} | kw.pop("flags", {}))
     return GatedTools.for_run(
-        load_settings(flags),
+        settings,
         builtin_tools(),
         run_id="r1",
         checkpoints=stores.checkpoints,
         emit=events.append,
         approver=kw.pop("approver", None),
-        guards=RunGuards(),
+        limits=kw.pop("limits", None) or RunLimits.of(settings, plan_for(settings.priority)),
         policy=policy,
         **kw,
     )
@@ -71,6 +73,20 @@ def test_each_outcome_is_reported_and_the_second_denial_ends_the_run(workspace: 
         asyncio.run(tools.call("write_file", WRITE | {"path": "other.md"}, "c5"))
     assert outcomes(events) == ["allow", "refused", "refused", "declined", "declined"]
     assert not (workspace / "notes.md").exists() and not (workspace / "other.md").exists()
+
+
+def test_the_gate_counts_to_the_limits_of_its_run(workspace: Path, stores: Stores) -> None:
+    events: list[Event] = []
+    limits = RunLimits(max_steps=5, budget_usd=None, timeout_s=None, check_retries=0, max_denials=1, max_red_flags=3)
+    tools = gate(workspace, stores, events, flags={"level": 2}, limits=limits)
+    assert tools.guards.max_red_flags == 3 and not tools.guards.stuck
+    with pytest.raises(PolicyDenied, match="rerun with --yes"):  # the first refusal is this run's last
+        asyncio.run(tools.call("write_file", WRITE, "c1"))
+    assert tools.denials and outcomes(events) == ["declined"] and not (workspace / "notes.md").exists()
+    tools.denials.clear()  # as a server does between calls: the run goes on, for its red flags
+    for call_id in ("c2", "c3", "c4", "c5", "c6"):  # the third identical read on is a red flag
+        asyncio.run(tools.call("read_file", {"path": "calc.py"}, call_id))
+    assert tools.guards.red_flags == 3 and tools.guards.stuck
 
 
 def test_an_approved_call_runs_and_a_declined_one_does_not(workspace: Path, stores: Stores) -> None:

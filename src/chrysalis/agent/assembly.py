@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from chrysalis.agent.choice import SessionModels
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.gate.patches import patch_authoriser
-from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.loop import RunSetup, Tally
@@ -75,6 +74,7 @@ class RunAssembly:
 
         s, model_name = run.settings, run.model_name
         plan = plan_for(s.priority)
+        limits = RunLimits.of(s, plan)  # once: the gate and the loop read the same limits
         offers = [capability.offer(run) for capability in self.capabilities]
         offered: dict[str, ToolSpec] = dict(run.tools)
         for offer in offers:
@@ -86,7 +86,7 @@ class RunAssembly:
             checkpoints=run.stores.checkpoints,
             emit=run.emit,
             approver=self.approver,
-            guards=RunGuards(),
+            limits=limits,
             judge=self.judge(),
             durability=self.durability,
             policy=run.policy,
@@ -106,7 +106,7 @@ class RunAssembly:
             history=history,
             emit=run.emit,
             price=price,
-            limits=RunLimits.of(s, plan),
+            limits=limits,
             durability=self.durability,
             model_name=model_name,
             on_history=on_history,

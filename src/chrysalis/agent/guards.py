@@ -3,7 +3,7 @@
 Small models get stuck: they repeat the same call, write a tool call as text instead of making
 it, or retry an edit that cannot apply (whether the work is done is ``verify.FinalCheck``'s call).
 These guards watch the calls of one run and answer with feedback the model can act on, and
-``RunGuards.stuck`` tells the loop when to give up.
+count its red flags: at the run's ``RunLimits.max_red_flags`` (``RunGuards.stuck``) the loop gives up.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from chrysalis.agent.limits import MAX_RED_FLAGS
+
 __all__ = ["RunGuards", "edit_hint"]
 
 REPEAT_LIMIT = 2
 """How many identical calls (same tool, same arguments, no file changed in between) are allowed."""
-MAX_RED_FLAGS = 6
-"""After this many red flags the run stops: the model is not making progress."""
 MAX_PRETEND_REJECTIONS = 2
 _CALL_AS_TEXT = re.compile(r"\s*`*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
@@ -41,6 +41,8 @@ class RunGuards:
     """This run ran a write tool, whether or not the write applied: it set out to change something."""
     called_tools: set[str] = field(default_factory=set[str])
     """Tools the model has called in this run."""
+    max_red_flags: int = MAX_RED_FLAGS
+    """After this many red flags the run is ``stuck``: the run's ``RunLimits.max_red_flags`` (the gate sets it)."""
     _calls: Counter[str] = field(default_factory=Counter[str])
 
     def repeated_call(self, tool: str, args: dict[str, Any]) -> str | None:
@@ -111,7 +113,7 @@ class RunGuards:
     @property
     def stuck(self) -> bool:
         """True when the model keeps tripping guards and the run should stop."""
-        return self.red_flags >= MAX_RED_FLAGS
+        return self.red_flags >= self.max_red_flags
 
 
 def edit_hint(tool: str, error: str) -> str:

@@ -1,19 +1,18 @@
 """Every limit of one run in one frozen value, built once from the settings and the priority plan.
 
 Before this, the numbers lived as constants in five files; now a reader finds them here and the
-loop, the final check and the gate read them from the ``RunSetup``.
+loop, the final check and the gate read them from the ``RunSetup`` (the gate gets the run's
+``RunLimits`` from ``GatedTools.for_run``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chrysalis.agent.gate.report import MAX_DENIALS
-from chrysalis.agent.guards import MAX_RED_FLAGS
 from chrysalis.config import Settings
 from chrysalis.evolve.priority import PriorityPlan
 
-__all__ = ["RunLimits"]
+__all__ = ["MAX_DENIALS", "MAX_RED_FLAGS", "RunLimits"]
 
 
 @dataclass(frozen=True)
@@ -28,9 +27,9 @@ class RunLimits:
     """Seconds for the whole run (``--timeout``); None: no limit."""
     check_retries: int
     """How often a failing final check goes back to the model (the priority plan's)."""
-    max_denials: int = MAX_DENIALS
+    max_denials: int = 2
     """A second refused call ends a one-shot run with exit 3: the task cannot go on at this level or mode."""
-    max_red_flags: int = MAX_RED_FLAGS
+    max_red_flags: int = 6
     """Red flags (repeated calls, calls written as text, edits of protected tests) before the run is stuck."""
     model_retries: int = 3
     """How often an invalid reply (bad arguments, a refused answer) goes back to the model."""
@@ -44,3 +43,9 @@ class RunLimits:
             timeout_s=settings.timeout,
             check_retries=plan.check_retries,
         )
+
+
+MAX_DENIALS: int = RunLimits.max_denials
+"""The default of ``RunLimits.max_denials``, under its old name; a run reads its own ``RunLimits``."""
+MAX_RED_FLAGS: int = RunLimits.max_red_flags
+"""The default of ``RunLimits.max_red_flags``, under its old name; a run reads its own ``RunLimits``."""

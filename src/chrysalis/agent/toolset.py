@@ -10,6 +10,6 @@ from __future__ import annotations
 from chrysalis.agent.gate.approval import Approver
 from chrysalis.agent.gate.checkpoint import CommandSnapshot
 from chrysalis.agent.gate.gated import GatedTools
-from chrysalis.agent.gate.report import MAX_DENIALS
+from chrysalis.agent.limits import MAX_DENIALS
 
 __all__ = ["MAX_DENIALS", "Approver", "CommandSnapshot", "GatedTools"]

@@ -20,11 +20,13 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.session import AgentSession
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.config import Settings
 from chrysalis.errors import EXIT_OK, ChrysalisError, PolicyDenied
 from chrysalis.events import Event
+from chrysalis.evolve.priority import plan_for
 from chrysalis.stores import Stores
 from chrysalis.tools.registry import builtin_tools
 
@@ -50,6 +52,7 @@ class McpBridge:
         self.stores = stores
         self.run_id = f"mcp-{uuid.uuid4().hex[:8]}"
         tools = builtin_tools()
+        self.limits = RunLimits.of(settings, plan_for(settings.priority))
         self.gate = GatedTools.for_run(
             settings,
             tools,
@@ -57,7 +60,7 @@ class McpBridge:
             checkpoints=stores.checkpoints,
             emit=self._emit,
             approver=None,
-            guards=RunGuards(),
+            limits=self.limits,
         )
         self.listed = {name: spec for name, spec in tools.items() if self.gate.policy.lists(spec)}
         """What ``tools/list`` shows: offered by the mode and within the level (the rest would be refused)."""
@@ -85,7 +88,8 @@ class McpBridge:
         if name == RUN_TASK:
             return await self.run_task(arguments.get("task"))
         self._calls += 1
-        self.gate.guards = RunGuards()  # each call stands alone: no "repeated call" across clients' calls
+        # each call stands alone: no "repeated call" across clients' calls
+        self.gate.guards = RunGuards(max_red_flags=self.limits.max_red_flags)
         self.gate.denials.clear()  # a refusal answers this call; it does not end the server
         try:
             answer = await self.gate.call(name, arguments, f"{self.run_id}-{self._calls}")

@@ -37,7 +37,7 @@ class Call:
     outcome: Outcome = "refused"
     """Set by the wrapper that let the call through (or refused it)."""
     denial: str | None = None
-    """A refusal that counts towards ``MAX_DENIALS`` (the report wrapper counts it)."""
+    """A refusal that counts towards the run's ``max_denials`` (the report wrapper counts it)."""
     red_flag: str | None = None
     """A refusal that is a red flag instead of a denial (a protected test file; the guards count it)."""
     around: list[Callable[[], AbstractContextManager[None]]] = field(default_factory=list)
@@ -52,7 +52,7 @@ class Call:
         return self.outcome in ("allow", "approved")
 
     def refuse(self, reason: str, outcome: Outcome, *, counts: bool = True) -> ToolResult:
-        """Refuse the call with ``reason`` (what the model reads); ``counts``: towards ``MAX_DENIALS``."""
+        """Refuse the call with ``reason`` (what the model reads); ``counts``: towards the run's ``max_denials``."""
         self.outcome = outcome
         if counts:
             self.denial = reason

@@ -30,6 +30,7 @@ from chrysalis.agent.gate.report import ReportTools
 from chrysalis.agent.gate.run import RunTools
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.judge import SecurityJudge
+from chrysalis.agent.limits import RunLimits
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Event
@@ -56,13 +57,16 @@ class GatedTools:
         context: ToolContext,
         emit: Callable[[Event], None],
         approver: Approver | None,
-        guards: RunGuards,
+        limits: RunLimits,
         command_snapshot: CommandSnapshot | None = None,
         judge: SecurityJudge | None = None,
         durability: Durability | None = None,
         step: Callable[[], int] | None = None,
     ) -> None:
-        """``step`` reads the model request the current calls answer (for ``tool_call`` events); see ``step``."""
+        """``step`` reads the model request the current calls answer (for ``tool_call`` events); see ``step``.
+
+        ``limits`` are the run's: its ``max_denials``-th refusal ends it, its guards count to ``max_red_flags``.
+        """
         self.run_id = run_id
         self.durability = durability
         """Records each call's effect so a resumed run neither loses nor repeats it; None: not durable."""
@@ -73,9 +77,16 @@ class GatedTools:
         self._approval = ApprovalTools(inner=durable, asking=Asking(approver, run_id, emit))
         self._judge = JudgeTools(inner=self._approval, judge=judge, run_id=run_id, emit=emit)
         self._policy = PolicyTools(inner=self._judge, policy=policy, context=context)
+        guards = RunGuards(max_red_flags=limits.max_red_flags)
         self._guards = GuardTools(inner=self._policy, guards=guards, context=context, run_id=run_id, emit=emit)
         self._report = ReportTools(
-            inner=self._guards, specs=dict(specs), context=context, run_id=run_id, emit=emit, step=lambda: self.step
+            inner=self._guards,
+            specs=dict(specs),
+            context=context,
+            run_id=run_id,
+            emit=emit,
+            step=lambda: self.step,
+            max_denials=limits.max_denials,
         )
 
     @classmethod
@@ -88,13 +99,13 @@ class GatedTools:
         checkpoints: CheckpointStore,
         emit: Callable[[Event], None],
         approver: Approver | None,
-        guards: RunGuards,
+        limits: RunLimits,
         judge: SecurityJudge | None = None,
         durability: Durability | None = None,
         policy: Policy | None = None,
         step: Callable[[], int] | None = None,
     ) -> GatedTools:
-        """The gated tools of one run: the run's policy, a checkpoint before every write.
+        """The gated tools of one run: the run's policy and limits, a checkpoint before every write.
 
         ``policy`` is the run's, built once (``Policy.from_settings(settings)`` when None). A tool the
         mode can never allow is not offered (small models try whatever they are shown); one above
@@ -126,7 +137,7 @@ class GatedTools:
             context=context,
             emit=emit,
             approver=approver,
-            guards=guards,
+            limits=limits,
             command_snapshot=command_snapshot,
             judge=judge,
             durability=durability,
@@ -137,7 +148,7 @@ class GatedTools:
         """Run one call through every gate and report it; returns what the model sees.
 
         Raises:
-            PolicyDenied: this refusal is the run's ``MAX_DENIALS``-th.
+            PolicyDenied: this refusal is the run's ``limits.max_denials``-th.
         """
         return await self._report.call(name, raw_args, call_id)
 

@@ -8,15 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chrysalis.agent.gate.call import Call, Tools
+from chrysalis.agent.limits import MAX_DENIALS
 from chrysalis.errors import PolicyDenied
 from chrysalis.events import Event, ToolCall, ToolResultEvent
 from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolResult, ToolSpec
 
 __all__ = ["MAX_DENIALS", "ReportTools"]
-
-MAX_DENIALS = 2
-"""A second refused call ends a one-shot run with exit 3: the task cannot go on at this level/mode."""
+# MAX_DENIALS is RunLimits' default, importable here under its old name; the gate counts to the run's max_denials.
 
 
 @dataclass(kw_only=True)
@@ -30,10 +29,12 @@ class ReportTools:
     emit: Callable[[Event], None]
     step: Callable[[], int]
     """The model request the calls answer, for ``tool_call`` events."""
+    max_denials: int
+    """The run's ``RunLimits.max_denials``: the refusal that ends the run."""
     denials: list[str] = field(default_factory=list[str])
 
     async def call(self, name: str, raw_args: dict[str, Any], call_id: str) -> dict[str, Any]:
-        """Run one call and report it; returns what the model sees. Raises ``PolicyDenied`` at ``MAX_DENIALS``."""
+        """Run one call and report it; returns what the model sees. Raises ``PolicyDenied`` at ``max_denials``."""
         self.emit(ToolCall(run_id=self.run_id, step=self.step(), call_id=call_id, tool=name, args=raw_args))
         started = time.perf_counter()
         call, result = await self._result(name, raw_args, call_id)
@@ -54,7 +55,7 @@ class ReportTools:
         )
         if call is not None and call.denial is not None:
             self.denials.append(call.denial)
-        if len(self.denials) >= MAX_DENIALS:
+        if len(self.denials) >= self.max_denials:
             raise PolicyDenied(self.denials[-1])
         return result.for_model()
 
