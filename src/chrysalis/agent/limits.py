@@ -36,11 +36,12 @@ class RunLimits:
 
     @classmethod
     def of(cls, settings: Settings, plan: PriorityPlan) -> RunLimits:
-        """The limits of a run with ``settings`` under ``plan``."""
+        """The limits of a run with ``settings`` (their ``limits`` concern) under ``plan``."""
+        limits = settings.limits
         return cls(
-            max_steps=settings.max_steps,
-            budget_usd=settings.budget,
-            timeout_s=settings.timeout,
+            max_steps=limits.max_steps,
+            budget_usd=limits.budget,
+            timeout_s=limits.timeout,
             check_retries=plan.check_retries,
         )
 
