@@ -79,3 +79,14 @@ def real_model_cache(monkeypatch: pytest.MonkeyPatch) -> Path:
     if not is_cached(get_local_model(E2E_MODEL), Path("/unused")):
         pytest.skip(f"the {E2E_MODEL} weights are not in {REAL_MODEL_CACHE} (run `make weights-small`)")
     return REAL_MODEL_CACHE
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With ``-n`` (pytest-xdist, ``make test``), run the PostgreSQL variants in one worker, one after another.
+
+    They share the one database of ``TEST_POSTGRES_URL`` (``scripts/postgres_for_tests.sh``), whose queue
+    and tables they read whole; every other test has its own ``CHRYSALIS_HOME`` and runs in any worker.
+    """
+    for item in items:
+        if "postgresql" in item.nodeid:
+            item.add_marker(pytest.mark.xdist_group("postgresql"))
