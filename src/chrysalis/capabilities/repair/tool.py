@@ -74,7 +74,8 @@ def repair_tool(
 ) -> ToolSpec:
     """The ``repair`` tool of one run: samples ``model``, checkpoints under ``run_id``, emits repair events.
 
-    The winner is written only if ``authorise`` allows it: the run's policy judges it as ``write_file``.
+    The winner is written only if ``authorise`` allows it: the run's policy judges it as ``write_file``
+    (approved at its diff where that asks), so the call asks nothing itself (``writes_through_policy``).
     """
 
     async def run(args: RepairArgs, ctx: ToolContext) -> ToolResult:
@@ -117,15 +118,17 @@ def repair_tool(
             )
         return ToolResult.failure(f"Repair found no fix: {report.problem}. Read the failing code and edit it yourself.")
 
-    def sync_only(_args: RepairArgs, _ctx: ToolContext) -> ToolResult:
-        return ToolResult.failure("repair runs only inside an agent run.")
-
     return ToolSpec(
         "repair",
         "Fix failing tests automatically: finds the buggy line, tries many fixes, applies one the tests pass.",
         RepairArgs,
         "write",
         2,
-        sync_only,
+        _sync_only,
         arun=run,
+        writes_through_policy=True,  # its patch is judged and approved (with its diff) by ``authorise``
     )
+
+
+def _sync_only(_args: RepairArgs, _ctx: ToolContext) -> ToolResult:
+    return ToolResult.failure("repair runs only inside an agent run.")
