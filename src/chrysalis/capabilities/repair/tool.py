@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -25,7 +25,9 @@ from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.sandbox import SandboxOptions
-from chrysalis.voting import VotingConfig
+
+if TYPE_CHECKING:
+    from chrysalis.repair import RepairConfig
 
 __all__ = ["RepairArgs", "has_sampling_path", "pointing_to_repair", "repair_tool"]
 
@@ -80,19 +82,12 @@ def repair_tool(
 
     async def run(args: RepairArgs, ctx: ToolContext) -> ToolResult:
         from chrysalis.llm.sampling import Sampler
-        from chrysalis.repair import RepairConfig, Repairer
+        from chrysalis.repair import Repairer
 
         command = settings.test_command or detect_test_command(ctx.workspace)
         if not command:
             raise ToolError("No test command is known for this project: set test_command in .chrysalis/config.toml.")
-        level = plan_for(settings.priority).voting
-        config = RepairConfig(
-            command,
-            samples=SAMPLES,
-            max_samples=MAX_SAMPLES,
-            hint=args.hint,
-            voting=VotingConfig.level("low" if level == "none" else level),
-        )
+        config = _config(settings, command, args.hint)
         sampler = await asyncio.to_thread(Sampler.for_model, model, settings, max_tokens=MAX_TOKENS)
         repairer = Repairer(
             ctx.workspace,
@@ -128,6 +123,16 @@ def repair_tool(
         arun=run,
         writes_through_policy=True,  # its patch is judged and approved (with its diff) by ``authorise``
     )
+
+
+def _config(settings: Settings, command: str, hint: str | None) -> RepairConfig:
+    """The repair of one call: ``command``'s tests, the tool's sample counts, the priority's voting level."""
+    from chrysalis.repair import RepairConfig
+    from chrysalis.voting import VotingConfig
+
+    level = plan_for(settings.priority).voting
+    voting = VotingConfig.level("low" if level == "none" else level)
+    return RepairConfig(command, samples=SAMPLES, max_samples=MAX_SAMPLES, hint=hint, voting=voting)
 
 
 def _sync_only(_args: RepairArgs, _ctx: ToolContext) -> ToolResult:
