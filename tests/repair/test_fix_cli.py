@@ -6,13 +6,15 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from chrysalis.llm.testing import ScriptedOpenAIServer
 from tests.helpers import assert_clean_error, chrysalis
 from tests.repair.conftest import FIXED_LINE, STATS
 
 RIGHT = json.dumps({"line": 6, "code": "return total / len(values)"})
 YES = {"CHRYSALIS_YES": "1"}
-"""``yes`` (fix has no ``--yes`` flag): approve what the level allows."""
+"""``yes`` from the environment (as ``--yes``): approve what the level allows."""
 
 
 def test_fix_applies_reports_json_events_and_undo_takes_it_back(project: Path) -> None:
@@ -86,7 +88,16 @@ def test_fix_at_level_2_unapproved_writes_nothing_when_no_one_can_approve(projec
     assert end["success"] and not end["applied"] and (project / "stats.py").read_text() == STATS
     said = fix(project)  # on no terminal either: the same, said in words
     assert "not applied: at level 2 a patch needs your approval, and no one can approve it here" in said.stdout
-    assert "CHRYSALIS_YES=1" in said.stdout and (project / "stats.py").read_text() == STATS
+    assert "rerun with --yes" in said.stdout and (project / "stats.py").read_text() == STATS
+
+
+@pytest.mark.parametrize("flag", ["--yes", "-y"])
+def test_fix_yes_applies_at_level_2_without_asking(project: Path, flag: str) -> None:
+    done = fix(project, flag, "--json")  # without it: asked, no one can approve, not applied (above)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["repair_round", "repair_end"]  # no approval_request
+    assert events[-1]["applied"] and FIXED_LINE in (project / "stats.py").read_text()
 
 
 def test_fix_with_no_test_command_or_bad_counts_exits_2(tmp_path: Path) -> None:

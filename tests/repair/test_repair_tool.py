@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chrysalis.agent.gate.approval import Approver
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
-from chrysalis.events import Event, RepairEnd, RunResult
+from chrysalis.events import ApprovalRequest, Event, RepairEnd, RunResult
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.stores import Stores
 from tests.repair.conftest import FIXED_LINE, STATS
@@ -38,13 +39,14 @@ class Agent:
         return "Repaired mean."
 
 
-def run(project: Path, level: int) -> tuple[Agent, RunResult, list[Event]]:
+def run(project: Path, level: int, *, approver: Approver | None = None) -> tuple[Agent, RunResult, list[Event]]:
+    """A run at ``level``: with ``--yes``, or without it and with ``approver`` when one is given."""
     script, events = Agent(), list[Event]()
     with ScriptedOpenAIServer(script) as server:
         settings = load_settings(
-            {"workspace": project, "model": "m", "base_url": server.base_url, "level": level, "yes": True}
+            {"workspace": project, "model": "m", "base_url": server.base_url, "level": level, "yes": approver is None}
         )
-        session = AgentSession(settings, on_event=events.append)
+        session = AgentSession(settings, on_event=events.append, approver=approver)
         result = asyncio.run(session.run("make the failing tests pass"))
         session.close()
     return script, result, events
@@ -75,3 +77,19 @@ def test_the_repair_tool_does_not_write_a_file_a_deny_rule_forbids(project: Path
     _, _, events = run(project, 3)
     (end,) = [e for e in events if isinstance(e, RepairEnd)]
     assert not end.applied and (project / "stats.py").read_text() == STATS
+
+
+def test_at_level_2_repair_asks_once_at_the_diff_of_its_patch(project: Path) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def approver(tool: str, args: dict[str, Any], _reason: str) -> bool:
+        asked.append((tool, args))
+        return True
+
+    script, result, events = run(project, 2, approver=approver)
+    assert "repair" in script.tool_names
+    assert [tool for tool, _ in asked] == ["write_file"]  # not the repair call itself: its patch, once
+    assert asked[0][1]["path"] == "stats.py" and FIXED_LINE in asked[0][1]["content"]
+    assert [(e.tool, e.approved) for e in events if isinstance(e, ApprovalRequest)] == [("write_file", True)]
+    (end,) = [e for e in events if isinstance(e, RepairEnd)]
+    assert end.applied and result.success and FIXED_LINE in (project / "stats.py").read_text()

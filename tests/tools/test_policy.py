@@ -260,3 +260,46 @@ def test_a_child_that_asks_for_more_is_refused_naming_what_the_parent_allows(
         Policy(level=2, mode="architect").narrowed(level=level, mode=mode)
     assert str(refused.value) == message
     assert isinstance(refused.value, ToolError)  # a sub-agent tool's refusal reaches the model as a failed result
+
+
+def _writes_through_policy() -> ToolSpec:
+    from dataclasses import replace
+
+    return replace(TOOLS["git_commit"], name="repair", writes_through_policy=True)
+
+
+@pytest.mark.parametrize(
+    ("policy", "kind", "by"),
+    [
+        (Policy(level=2, mode="code"), "allow", "allowed"),  # no confirmation: its writes are asked about
+        (Policy(level=3, mode="code"), "allow", "allowed"),
+        (Policy(level=1, mode="code"), "deny", "level"),
+        (Policy(level=3, mode="architect"), "deny", "mode"),
+        (Policy(level=3, mode="ask"), "deny", "mode"),
+        (Policy(level=2, mode="code", rules=rules(("ask", "repair"))), "ask", "rule"),
+        (Policy(level=2, mode="code", auto_approve=True, rules=rules(("ask", "repair"))), "ask", "rule"),
+        (Policy(level=3, mode="code", rules=rules(("deny", "repair"))), "deny", "rule"),
+        (Policy(level=3, mode="code", rules=rules(("deny", "write_file"))), "deny", "rule"),
+        (Policy(level=3, mode="code", rules=rules(("deny", "edit_file(src/x.py)"))), "allow", "allowed"),
+        (Policy(level=2, mode="code", rules=rules(("ask", "write_file"))), "allow", "allowed"),  # asked at the patch
+    ],
+)
+def test_a_tool_whose_writes_go_through_the_policy_is_not_confirmed_itself(policy: Policy, kind: str, by: str) -> None:
+    tool = _writes_through_policy()
+    decision = policy.decide(tool, tool.args.model_construct())
+    assert (decision.kind, decision.by) == (kind, by)
+
+
+def test_a_tool_whose_writes_go_through_the_policy_is_refused_naming_the_file_tool_rule() -> None:
+    tool = _writes_through_policy()
+    decision = Policy(level=3, mode="code", rules=rules(("deny", "apply_patch"))).decide(
+        tool, tool.args.model_construct()
+    )
+    assert str(decision.rule) == "apply_patch" and "the rule deny apply_patch" in decision.reason
+    plain = TOOLS["git_commit"]  # a tool that writes for itself keeps its confirmation and ignores file-tool rules
+    assert Policy(level=2, mode="code").decide(plain, plain.args.model_construct()).by == "confirmation"
+    assert (
+        Policy(level=3, mode="code", rules=rules(("deny", "write_file")))
+        .decide(plain, plain.args.model_construct())
+        .allowed
+    )

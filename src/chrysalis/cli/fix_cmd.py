@@ -3,7 +3,7 @@
 The test command comes from ``--test``, the config's ``test_command``, or the project's files (as
 the final check finds it). The patch is applied only where the run's policy lets ``write_file``
 write its file (``Policy.may_write``: level 2 or more, ``code`` mode, no deny rule, approved on the
-terminal at level 2 unless ``yes`` is set, as ``chrysalis run`` asks); otherwise the diff is shown, the
+terminal at level 2 unless ``--yes``, as ``chrysalis run`` asks); otherwise the diff is shown, the
 reason printed, and nothing changes. Exit 0 when a patch passed the whole suite (applied, or shown
 when the policy did not let it be written), 1 when none did, 2 for bad input.
 """
@@ -119,9 +119,9 @@ def _not_applied(settings: Settings, refusal: Decision, *, asked: bool) -> str:
         )
     if refusal.by == "rule" and refusal.rule is not None and refusal.kind == "deny":
         return f"not applied: {refusal.reason} Remove that rule from {refusal.rule.source} to apply it."
-    if refusal.by == "confirmation" and not asked:  # fix has no --yes flag: say what does the same
+    if refusal.by == "confirmation" and not asked:
         return (
             "not applied: at level 2 a patch needs your approval, and no one can approve it here (no terminal, or "
-            "--json). Run it on a terminal, or set CHRYSALIS_YES=1 (yes = true in your config) to apply it unasked."
+            "--json). Run it on a terminal, or rerun with --yes (yes = true in your config) to apply it unasked."
         )
     return f"not applied: {refusal.reason}"

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chrysalis.repair.candidates import Candidate
-from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import FileChange
 from chrysalis.tools.policy import Decision
+
+if TYPE_CHECKING:  # only annotations: a run imports this module at start-up, for ``Authorise``
+    from chrysalis.repair.candidates import Candidate
+    from chrysalis.stores.checkpoints import CheckpointStore
 
 __all__ = ["Authorise", "allow_all", "apply_winner"]
 

@@ -137,6 +137,12 @@ class ToolSpec:
     """For tools that change files: each file's text before and after the call, computed by the same code
     that ``run`` uses and changing nothing, so a user asked to approve the call sees its diff. Raises
     ``ToolError`` exactly where ``run`` would fail."""
+    writes_through_policy: bool = False
+    """The tool writes nothing itself: each file it writes is judged when written, by the run's policy as
+    ``write_file`` (``Policy.may_write``) and approved after its diff (the ``repair`` tool's patch). So the
+    call needs no confirmation of its own (asking first would ask twice, the first time without a diff);
+    the level, the mode and the rules still judge the call, an ``ask`` rule naming it still asks, and a
+    rule denying a file tool whole refuses it (every write it could make would be refused)."""
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as models see it."""

@@ -149,7 +149,9 @@ class Policy:
 
         Order: the level, then the mode, then deny rules, then protected tests, then ask rules,
         then allow rules (which skip the confirmation, never raise the level), then the
-        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``.
+        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``. A tool whose
+        writes are each judged when made (``ToolSpec.writes_through_policy``: ``repair``) needs no
+        confirmation of its own, and a deny rule of a whole file tool refuses it.
         """
         return self._decide(tool, args, (tool.name,), "this call")
 
@@ -180,7 +182,7 @@ class Policy:
             return Decision("deny", mode_denial[0], by="mode", allow_with=mode_denial[1])
         named = [replace(tool, name=name) for name in rule_tools] if rule_tools != (tool.name,) else [tool]
         matching = [rule for rule in self.rules if any(rule.matches(spec, args) for spec in named)]
-        denied = next((r for r in matching if r.action == "deny"), None)
+        denied = next((r for r in matching if r.action == "deny"), None) or self._file_tools_denied(tool)
         if denied:
             return Decision("deny", f"the rule deny {denied} ({denied.source}) forbids {what}.", by="rule", rule=denied)
         test_denial = _test_denial(tool, args, self.protect_tests)
@@ -205,7 +207,17 @@ class Policy:
         return Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
 
     def _needs_confirmation(self, tool: ToolSpec) -> bool:
+        if tool.writes_through_policy:  # each write it makes is judged (and asked about) when it is made
+            return False
         return (tool.effect == "write" and self.level == 2) or (tool.effect == "shell" and self.level == 3)
+
+    def _file_tools_denied(self, tool: ToolSpec) -> Rule | None:
+        """The rule denying a file tool whole, for a tool whose writes are judged as theirs (none could be made)."""
+        if not tool.writes_through_policy:
+            return None
+        return next(
+            (r for r in self.rules if r.action == "deny" and r.specifier is None and r.tool in FILE_TOOLS), None
+        )
 
     @property
     def command_sandbox(self) -> SandboxMode:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from chrysalis.agent.gate.approval import Approver, Asking
 from chrysalis.events import Event
-from chrysalis.repair.apply import Authorise
 from chrysalis.tools.base import FileChange
 from chrysalis.tools.policy import Decision, Policy
+
+if TYPE_CHECKING:
+    from chrysalis.repair.apply import Authorise
 
 __all__ = ["patch_authoriser"]
 

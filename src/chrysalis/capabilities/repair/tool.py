@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -25,7 +25,9 @@ from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.sandbox import SandboxOptions
-from chrysalis.voting import VotingConfig
+
+if TYPE_CHECKING:
+    from chrysalis.repair import RepairConfig
 
 __all__ = ["RepairArgs", "has_sampling_path", "pointing_to_repair", "repair_tool"]
 
@@ -74,24 +76,18 @@ def repair_tool(
 ) -> ToolSpec:
     """The ``repair`` tool of one run: samples ``model``, checkpoints under ``run_id``, emits repair events.
 
-    The winner is written only if ``authorise`` allows it: the run's policy judges it as ``write_file``.
+    The winner is written only if ``authorise`` allows it: the run's policy judges it as ``write_file``
+    (approved at its diff where that asks), so the call asks nothing itself (``writes_through_policy``).
     """
 
     async def run(args: RepairArgs, ctx: ToolContext) -> ToolResult:
         from chrysalis.llm.sampling import Sampler
-        from chrysalis.repair import RepairConfig, Repairer
+        from chrysalis.repair import Repairer
 
         command = settings.test_command or detect_test_command(ctx.workspace)
         if not command:
             raise ToolError("No test command is known for this project: set test_command in .chrysalis/config.toml.")
-        level = plan_for(settings.priority).voting
-        config = RepairConfig(
-            command,
-            samples=SAMPLES,
-            max_samples=MAX_SAMPLES,
-            hint=args.hint,
-            voting=VotingConfig.level("low" if level == "none" else level),
-        )
+        config = _config(settings, command, args.hint)
         sampler = await asyncio.to_thread(Sampler.for_model, model, settings, max_tokens=MAX_TOKENS)
         repairer = Repairer(
             ctx.workspace,
@@ -117,15 +113,27 @@ def repair_tool(
             )
         return ToolResult.failure(f"Repair found no fix: {report.problem}. Read the failing code and edit it yourself.")
 
-    def sync_only(_args: RepairArgs, _ctx: ToolContext) -> ToolResult:
-        return ToolResult.failure("repair runs only inside an agent run.")
-
     return ToolSpec(
         "repair",
         "Fix failing tests automatically: finds the buggy line, tries many fixes, applies one the tests pass.",
         RepairArgs,
         "write",
         2,
-        sync_only,
+        _sync_only,
         arun=run,
+        writes_through_policy=True,  # its patch is judged and approved (with its diff) by ``authorise``
     )
+
+
+def _config(settings: Settings, command: str, hint: str | None) -> RepairConfig:
+    """The repair of one call: ``command``'s tests, the tool's sample counts, the priority's voting level."""
+    from chrysalis.repair import RepairConfig
+    from chrysalis.voting import VotingConfig
+
+    level = plan_for(settings.priority).voting
+    voting = VotingConfig.level("low" if level == "none" else level)
+    return RepairConfig(command, samples=SAMPLES, max_samples=MAX_SAMPLES, hint=hint, voting=voting)
+
+
+def _sync_only(_args: RepairArgs, _ctx: ToolContext) -> ToolResult:
+    return ToolResult.failure("repair runs only inside an agent run.")

@@ -63,6 +63,7 @@ def fix(
     budget: BudgetOpt = None,
     timeout: TimeoutOpt = None,
     workspace: WorkspaceOpt = None,
+    yes: YesOpt = False,
     json_output: JsonEventsOpt = False,
 ) -> None:
     """Make the failing tests pass: localise, sample many patches, keep those the tests pass, vote, apply."""
@@ -77,6 +78,7 @@ def fix(
         budget=budget,
         timeout=timeout,
         workspace=workspace,
+        yes=yes,
     )
     raise typer.Exit(
         guarded(
