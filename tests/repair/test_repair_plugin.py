@@ -15,7 +15,7 @@ from chrysalis.config import load_settings
 from chrysalis.stores import Stores
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.registry import builtin_tools
-from chrysalis.tools.rules import Rule
+from chrysalis.tools.rules import Action, Rule
 
 SERVER = "http://127.0.0.1:9"
 """An OpenAI-compatible server's URL (never reached): the model has a sampling path."""
@@ -33,7 +33,8 @@ def scope(
     """A coder run's scope with ``flags`` (level, mode, model, base_url); its policy from them and the rules."""
     given = {"workspace": workspace, "model": "m", "base_url": SERVER} | flags
     settings = load_settings({key: value for key, value in given.items() if value is not None})
-    rules = [Rule.parse(text, action, "config.toml") for action, text in (("deny", deny), ("ask", ask)) if text]
+    asked: tuple[tuple[Action, str | None], ...] = (("deny", deny), ("ask", ask))
+    rules = [Rule.parse(text, action, "config.toml") for action, text in asked if text]
     return RunScope(
         run_id="r1",
         task="make the failing tests pass",
