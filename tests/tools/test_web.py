@@ -4,12 +4,15 @@ import re
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
 
 from chrysalis.tools.base import ToolContext
+from chrysalis.tools.policy import Policy
+from chrysalis.tools.rules import Rule
 from chrysalis.tools.web import html_to_text, make_web_search, parse_duckduckgo, web_fetch
 
 PAGE = """<!doctype html><html><head><title>Ignored head</title><style>p {color: red}</style></head>
@@ -69,6 +72,13 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def ctx(ctx: ToolContext) -> ToolContext:
+    """The tools' context with the allow rule that lets the web tools reach the test server on 127.0.0.1."""
+    policy = Policy(level=1, mode="code", rules=(Rule.parse("web_fetch(domain:127.0.0.1)", "allow", "test"),))
+    return replace(ctx, hosts=policy.hosts)
 
 
 @pytest.fixture(autouse=True)

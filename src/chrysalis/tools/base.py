@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from chrysalis.tools.egress import HostRules
 from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
 
@@ -102,6 +103,9 @@ class ToolContext:
     """The project's test command (``test_command`` in config); ``None`` means detect it from the project files."""
     commands: RunningCommands = field(default_factory=RunningCommands)
     """The run's commands still going: a cancelled run kills them (``GatedTools``) rather than wait for them."""
+    hosts: HostRules = field(default_factory=HostRules)
+    """Which hosts the web tools may reach beyond public addresses, and which never (``Policy.hosts``); the
+    default, no rules, lets them reach public addresses only (``chrysalis.tools.egress``)."""
 
 
 @dataclass(frozen=True)

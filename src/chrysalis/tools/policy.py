@@ -21,6 +21,7 @@ The questions it answers, and who asks:
     decide(tool, args)           each tool call (the gate, ``chrysalis.agent.gate``)
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
+    hosts                        which hosts the web tools may reach at non-public addresses (``ToolContext.hosts``)
     check_writable               whether the final test check may (``chrysalis.agent.verify``)
     narrowed(level=, mode=)      a sub-agent's, an HTTP request's or an editor's policy: only ever narrower
     modes_within()               the modes ``narrowed`` accepts (what an editor may switch to over ACP)
@@ -36,6 +37,7 @@ from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.egress import HostRules
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
@@ -238,6 +240,21 @@ class Policy:
     def check_writable(self) -> bool:
         """The final test check sees the workspace writable: level 3 with ``--yes``."""
         return self.check_sandbox == "workspace-write"
+
+    @property
+    def hosts(self) -> HostRules:
+        """The hosts the web tools may reach at any address, and those they never reach (``ToolContext.hosts``).
+
+        Read from the ``domain:`` rules of ``web_fetch`` and ``*``: an allow rule ``web_fetch(domain:127.0.0.1)``
+        lets both web tools reach that host at a loopback or private address (with ``--yes`` or without, nothing
+        else does); deny rules refuse the host also behind a redirect, and ask rules refuse a redirect there
+        (the URL asked for was already asked about by ``decide``). ``chrysalis.tools.egress`` applies them.
+        """
+        domains: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+        for rule in self.rules:
+            if rule.tool in ("*", "web_fetch") and rule.specifier and rule.specifier.startswith("domain:"):
+                domains[rule.action].append(rule.specifier.removeprefix("domain:"))
+        return HostRules(allowed=tuple(domains["allow"]), denied=tuple(domains["deny"]), asked=tuple(domains["ask"]))
 
     def narrowed(self, *, level: int | None = None, mode: str | None = None, asker: str = "A sub-agent") -> Policy:
         """A narrower policy: this one with a level no higher and a mode whose effects this mode has.

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from chrysalis.config import split_rule
 from chrysalis.tools.base import ToolSpec
+from chrysalis.tools.egress import host_matches
 
 __all__ = ["Action", "Rule", "command_parts"]
 
@@ -120,6 +121,4 @@ def _glob_matches(path: str, pattern: str) -> bool:
 
 
 def _host_matches(url: str, domain: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    domain = domain.lower().strip(".")
-    return host == domain or host.endswith("." + domain)
+    return host_matches(urlsplit(url).hostname or "", domain)

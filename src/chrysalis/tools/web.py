@@ -9,13 +9,16 @@ connection errors, so the model stops trying and works with what it has.
 from __future__ import annotations
 
 import re
+import ssl
 from dataclasses import dataclass
+from functools import cache
 from html.parser import HTMLParser
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, urlencode, urljoin, urlparse
 
 from pydantic import Field
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
+from chrysalis.tools.egress import EgressRefused, HostRules, Target, Unresolved, check
 
 __all__ = [
     "DUCKDUCKGO_URL",
@@ -31,6 +34,8 @@ __all__ = [
 
 DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
 FETCH_TIMEOUT = 15.0
+MAX_REDIRECTS = 5
+"""Redirects followed per fetch, each through the egress check (``chrysalis.tools.egress``)."""
 MAX_PAGE_CHARS = 8_000
 MAX_DOWNLOAD_BYTES = 2_000_000
 """A page is read up to this size: enough for any article, and a huge download cannot fill the memory."""
@@ -90,28 +95,73 @@ class _Page:
     text: str
 
 
-def _get(url: str) -> _Page:
-    """GET ``url``, reading at most ``MAX_DOWNLOAD_BYTES``; no connection becomes 'the network is unreachable'."""
+class _Refused(ToolError):
+    """The egress check refused a hop: the message says why and which rule would allow it."""
+
+
+def _get(url: str, hosts: HostRules) -> _Page:
+    """GET ``url`` through the egress check, following up to ``MAX_REDIRECTS`` redirects, each checked again.
+
+    Raises:
+        _Refused: the check refused a hop (its message says why).
+        ToolError: there was no connection ('the network is
+            unreachable'), no answer in time, or too many redirects.
+    """
     import httpx
 
     try:
-        with httpx.stream(
-            "GET", url, timeout=FETCH_TIMEOUT, follow_redirects=True, headers={"User-Agent": _USER_AGENT}
-        ) as response:
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) >= MAX_DOWNLOAD_BYTES:
-                    break
-            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            text = bytes(body).decode(response.encoding or "utf-8", errors="replace")
-            return _Page(response.status_code, response.reason_phrase, kind, text)
-    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.NetworkError, httpx.ProxyError) as exc:
+        target = check(url, hosts)
+        for _hop in range(MAX_REDIRECTS + 1):
+            page, location = _get_once(target)
+            if location is None:
+                return page
+            target = check(urljoin(target.url, location), hosts, redirect=True)
+    except EgressRefused as exc:
+        raise _Refused(str(exc)) from None
+    except (Unresolved, httpx.ConnectError, httpx.ConnectTimeout, httpx.NetworkError, httpx.ProxyError) as exc:
         raise ToolError(f"the network is unreachable from here: {exc or type(exc).__name__}") from None
     except httpx.TimeoutException:
         raise ToolError(f"{url} did not answer within {FETCH_TIMEOUT:g}s.") from None
     except httpx.HTTPError as exc:
         raise ToolError(f"Fetching {url} failed: {exc}") from None
+    raise ToolError(f"{url} redirected more than {MAX_REDIRECTS} times; fetch the final address directly.")
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle takes ~70 ms, far more than a loopback request."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
+def _get_once(target: Target) -> tuple[_Page, str | None]:
+    """One GET to the checked address only: the page, and the ``Location`` to follow when it is a redirect.
+
+    The connection goes to ``target.address`` (nothing is resolved again); the name travels as the Host
+    header and the TLS server name, which the certificate must match. A fresh client per hop, so a
+    connection verified for one name never carries a request for another, and no proxy from the
+    environment (it would resolve the name itself).
+    """
+    import httpx
+
+    extensions = {"sni_hostname": target.server_name} if target.server_name else {}
+    headers = {"User-Agent": _USER_AGENT, "Host": target.host_header}
+    with (
+        httpx.Client(timeout=FETCH_TIMEOUT, follow_redirects=False, trust_env=False, verify=_tls()) as client,
+        client.stream("GET", target.pinned_url, headers=headers, extensions=extensions) as response,
+    ):
+        location = response.headers.get("location")
+        if response.is_redirect and location:
+            return _Page(response.status_code, response.reason_phrase, "", ""), location
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) >= MAX_DOWNLOAD_BYTES:
+                break
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        text = bytes(body).decode(response.encoding or "utf-8", errors="replace")
+        return _Page(response.status_code, response.reason_phrase, kind, text), None
 
 
 class WebFetchArgs(ToolArgs):
@@ -120,11 +170,11 @@ class WebFetchArgs(ToolArgs):
     url: str = Field(description="An http:// or https:// address.")
 
 
-def _web_fetch(args: WebFetchArgs, _ctx: ToolContext) -> ToolResult:
+def _web_fetch(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
     parsed = urlparse(args.url.strip())
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ToolError(f"{args.url!r} is not an http(s) address; give a full URL like https://example.com/page.")
-    page = _get(parsed.geturl())
+    page = _get(parsed.geturl(), ctx.hosts)
     if page.status >= 400:
         raise ToolError(f"{args.url} answered HTTP {page.status} {page.reason}.")
     kind = page.kind
@@ -208,11 +258,13 @@ class WebSearchArgs(ToolArgs):
 def make_web_search(endpoint: str = DUCKDUCKGO_URL) -> ToolSpec:
     """A web_search tool that queries ``endpoint`` (DuckDuckGo's HTML page; tests pass a local server)."""
 
-    def run(args: WebSearchArgs, _ctx: ToolContext) -> ToolResult:
+    def run(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
         if not args.query.strip():
             raise ToolError("The query is empty.")
         try:
-            page = _get(endpoint + "?" + urlencode({"q": args.query}))
+            page = _get(endpoint + "?" + urlencode({"q": args.query}), ctx.hosts)
+        except _Refused:
+            raise  # a refusal is not a missing network: it says what would allow it
         except ToolError as exc:
             raise ToolError(f"Web search needs network access, which is not available here ({exc}).") from None
         if page.status >= 400:

@@ -16,7 +16,7 @@ tools, it is not an ``if`` inside them). pydantic-ai only ever sees the JSON sch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.durability import Durability
@@ -120,15 +120,14 @@ class GatedTools:
             except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
                 raise ToolError(f"Not written: {exc}") from exc
 
-        def command_snapshot(kind: str) -> AbstractContextManager[None]:
-            return checkpoints.around_command(run_id, s.workspace, kind)
-
+        command_snapshot = partial(checkpoints.around_command, run_id, s.workspace)  # called with the command's kind
         context = ToolContext(
             workspace=s.workspace,
             before_write=before_write,
             writable=policy.commands_writable,
             sandbox_options=SandboxOptions.from_settings(s),
             test_command=s.test_command,
+            hosts=policy.hosts,
         )
         return cls(
             {name: spec for name, spec in tools.items() if policy.offers(spec)},
