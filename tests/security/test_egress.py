@@ -226,6 +226,17 @@ def test_an_allowed_name_is_reached_at_its_checked_address_with_its_own_host_hea
     assert server.hits == [("/page?q=1", f"docs.internal:{server.port}")]
 
 
+def test_an_unreachable_first_address_falls_back_to_the_next_checked_one(
+    server: Server, ctx: ToolContext, dns: dict[str, list[str]]
+) -> None:
+    dns["docs.internal"] = ["127.0.0.2", "127.0.0.1"]  # nothing listens on .2: refused, as IPv6 on a v4-only host
+
+    result = web_fetch({"url": f"http://docs.internal:{server.port}/page"}, _context(ctx, "web_fetch(domain:internal)"))
+
+    assert result.ok, result.error
+    assert server.hits == [("/page", f"docs.internal:{server.port}")]
+
+
 def test_an_allow_rule_naming_the_host_lets_the_fetch_through(server: Server, ctx: ToolContext) -> None:
     result = web_fetch({"url": f"http://127.0.0.1:{server.port}/docs"}, _context(ctx, "web_fetch(domain:127.0.0.1)"))
 

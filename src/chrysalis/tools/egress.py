@@ -106,10 +106,16 @@ class Target:
     host: str
     """The host name in ASCII (IDNA), without brackets: what the Host header and TLS server name carry."""
     port: int
-    address: str
-    """The checked address (the first the resolver gave); the request must connect here and nowhere else."""
+    addresses: tuple[str, ...]
+    """Every address the resolver gave, each checked, in its order: the request connects to these and nowhere
+    else, trying the next when one cannot be reached (a name whose first answer is IPv6, on a machine without)."""
     path: str
     """The path and query, ``/`` at least."""
+
+    @property
+    def address(self) -> str:
+        """The first checked address: the one tried first."""
+        return self.addresses[0]
 
     @property
     def host_header(self) -> str:
@@ -119,9 +125,13 @@ class Target:
 
     @property
     def pinned_url(self) -> str:
-        """The URL with the checked address in place of the name: connecting to it cannot resolve again."""
-        address = f"[{self.address}]" if ":" in self.address else self.address
-        return f"{self.scheme}://{address}:{self.port}{self.path}"
+        """The URL with the first checked address in place of the name: connecting to it cannot resolve again."""
+        return self.pinned(self.address)
+
+    def pinned(self, address: str) -> str:
+        """The URL with ``address`` (one of ``addresses``) in place of the name."""
+        shown = f"[{address}]" if ":" in address else address
+        return f"{self.scheme}://{shown}:{self.port}{self.path}"
 
     @property
     def server_name(self) -> str | None:
@@ -150,7 +160,7 @@ def check(url: str, hosts: HostRules, *, redirect: bool = False) -> Target:
             why = why_not_public(address)
             if why is not None:
                 raise EgressRefused(_refusal(url, host, address, why, redirect))
-    return Target(url, scheme, host, port, str(addresses[0]), path)
+    return Target(url, scheme, host, port, tuple(dict.fromkeys(str(address) for address in addresses)), path)
 
 
 def why_not_public(address: IPAddress) -> str | None:

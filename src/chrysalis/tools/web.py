@@ -112,7 +112,7 @@ def _get(url: str, hosts: HostRules) -> _Page:
     try:
         target = check(url, hosts)
         for _hop in range(MAX_REDIRECTS + 1):
-            page, location = _get_once(target)
+            page, location = _get_checked(target)
             if location is None:
                 return page
             target = check(urljoin(target.url, location), hosts, redirect=True)
@@ -135,10 +135,26 @@ def _tls() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _get_once(target: Target) -> tuple[_Page, str | None]:
-    """One GET to the checked address only: the page, and the ``Location`` to follow when it is a redirect.
+def _get_checked(target: Target) -> tuple[_Page, str | None]:
+    """``_get_once`` at each checked address in the resolver's order, until one can be reached.
 
-    The connection goes to ``target.address`` (nothing is resolved again); the name travels as the Host
+    Like a browser's fallback: a name whose first address is IPv6, on a machine without IPv6, is
+    fetched at its IPv4 address. Only addresses the check judged are ever tried.
+    """
+    import httpx
+
+    for address in target.addresses[:-1]:
+        try:
+            return _get_once(target, address)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            continue
+    return _get_once(target, target.addresses[-1])
+
+
+def _get_once(target: Target, address: str) -> tuple[_Page, str | None]:
+    """One GET to ``address``, one of the checked ones: the page, and the ``Location`` to follow when it redirects.
+
+    The connection goes to ``address`` (nothing is resolved again); the name travels as the Host
     header and the TLS server name, which the certificate must match. A fresh client per hop, so a
     connection verified for one name never carries a request for another, and no proxy from the
     environment (it would resolve the name itself).
@@ -149,7 +165,7 @@ def _get_once(target: Target) -> tuple[_Page, str | None]:
     headers = {"User-Agent": _USER_AGENT, "Host": target.host_header}
     with (
         httpx.Client(timeout=FETCH_TIMEOUT, follow_redirects=False, trust_env=False, verify=_tls()) as client,
-        client.stream("GET", target.pinned_url, headers=headers, extensions=extensions) as response,
+        client.stream("GET", target.pinned(address), headers=headers, extensions=extensions) as response,
     ):
         location = response.headers.get("location")
         if response.is_redirect and location:
