@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from chrysalis.cli.render import RichRenderer
-from chrysalis.events import Check, Event, RunResult, Start, TextDelta, ToolCall
+from chrysalis.events import Check, ErrorEvent, Event, RunResult, Start, TextDelta, ToolCall
 
 
 def render(*events: Event) -> str:
@@ -139,3 +139,14 @@ def test_a_sub_agents_events_show_nested_under_the_parent() -> None:
     assert [line.split("sub 1 ", 1)[1][:9] for line in nested] == ["started: ", "→ read_fi", "✔ fixed"]
     assert "the child's streamed text" not in shown
     assert shown.rstrip().splitlines()[-2] == "✔ Merged."
+
+
+def test_a_runs_error_goes_to_stderr_on_one_line_whatever_the_width() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = RichRenderer(
+        Console(file=out, width=80, color_system=None), Console(file=err, width=80, color_system=None)
+    )
+    path = "/home/someone/projects/a-rather-long-project-name/.chrysalis/mcp.json:1:37"
+    renderer(ErrorEvent(run_id="r", reason="config", message=f"{path}: expected ',' or '}}'", exit_code=2))
+    assert out.getvalue() == ""
+    assert err.getvalue().splitlines() == [f"✘ config: {path}: expected ',' or '}}'"]

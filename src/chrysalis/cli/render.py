@@ -73,8 +73,10 @@ def _args_preview(args: dict[str, Any]) -> str:
 class RichRenderer:
     """Show the run as it happens: the model's text as it streams, tool calls, results, the cost."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, errors: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
+        self.errors = errors or Console(stderr=True, highlight=False)
+        """Where a run's error goes: stderr, never wrapped, so a path in it can be grepped and pasted whole."""
         self._streamed = ""
         """Text printed since the last other event; the line is still open while it is non-empty."""
         self._answer = ""
@@ -123,7 +125,9 @@ class RichRenderer:
         elif isinstance(event, RunResult):
             self._result(event, self._answer)
         elif isinstance(event, ErrorEvent):
-            c.print(Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message))
+            self.errors.print(
+                Text.assemble(("✘ ", "bold red"), (f"{event.reason}: ", "red"), event.message), soft_wrap=True
+            )
         elif isinstance(event, PlanNodeEvent | PlanEnd):
             self._plan(event)
         elif isinstance(event, Refine | RepairRound | RepairEnd):
