@@ -19,6 +19,7 @@ The questions it answers, and who asks:
 
     offers(tool) / lists(tool)   which tools the model sees (the gate) / an MCP client sees (``serve --mcp``)
     decide(tool, args)           each tool call (the gate, ``chrysalis.agent.gate``)
+    judged(tool)                 whether ``--judge`` reviews a call the policy does not deny (the gate)
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
     hosts                        which hosts the web tools may reach at non-public addresses (``ToolContext.hosts``)
@@ -38,6 +39,7 @@ from typing import Any, Literal, cast
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.egress import HostRules
+from chrysalis.tools.mcp_client import McpToolSpec
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
@@ -61,6 +63,7 @@ _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
     "code": frozenset({"read", "network", "memory", "write", "shell"}),
     "semantic": frozenset({"read", "memory"}),
 }
+_JUDGED_EFFECTS: frozenset[Effect] = frozenset({"write", "shell", "network"})
 _DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
 FILE_TOOLS = ("write_file", "edit_file", "apply_patch")
 """The tools that write files: their rules (and ``*``'s) also judge a patch written without them (``may_write``)."""
@@ -156,6 +159,15 @@ class Policy:
         confirmation of its own, and a deny rule of a whole file tool refuses it.
         """
         return self._decide(tool, args, (tool.name,), "this call")
+
+    def judged(self, tool: ToolSpec) -> bool:
+        """Whether the security judge (``--judge``) reviews a call of ``tool`` that ``decide`` does not deny.
+
+        Every call that acts on the world: a write (files, a commit), a command, a network request
+        (the exfiltration the judge exists for) and any MCP tool, whatever effect its level gives it
+        (its server does what it likes). Reads and memory stay in the workspace and the stores.
+        """
+        return tool.effect in _JUDGED_EFFECTS or isinstance(tool, McpToolSpec)
 
     def may_write(self, paths: str | Sequence[str]) -> Decision:
         """Whether a patch may write ``paths`` (workspace-relative): what ``decide`` answers for ``write_file``.

@@ -48,7 +48,7 @@ def rerun_hint(decision: Decision) -> str:
     if decision.by == "rule" and decision.rule is not None:
         return f" (the rule ask {decision.rule} asks even with --yes; remove it from {decision.rule.source})"
     if decision.by == "judge":
-        return " (a command the judge calls unsafe is run only with a person's approval; run it yourself if it is fine)"
+        return " (a call the judge calls unsafe runs only with a person's approval; make it yourself if it is fine)"
     return " (rerun with --yes)"
 
 

@@ -3,7 +3,7 @@
     report       tool_call / tool_result events, redaction, unknown tools and bad arguments, denials counted
     guards       repeated calls, red flags, what the run changed (for the final check)
     policy       the run's Policy: a denial is refused, saying what would allow the call
-    judge        --judge: an unsafe command is asked about
+    judge        --judge: an unsafe write, command, network request or MCP call is asked about
     approval     a call the policy asks about runs only when approved
     durable      a durable run records each effect, so a resume neither loses nor repeats it
     checkpoint   commands and commits run between two workspace snapshots (undo)
@@ -75,7 +75,9 @@ class GatedTools:
         self._checkpoint = CheckpointTools(inner=self._run, snapshot=command_snapshot, context=context)
         durable = DurableTools(inner=self._checkpoint, durability=durability)
         self._approval = ApprovalTools(inner=durable, asking=Asking(approver, run_id, emit))
-        self._judge = JudgeTools(inner=self._approval, judge=judge, run_id=run_id, emit=emit)
+        self._judge = JudgeTools(
+            inner=self._approval, judge=judge, policy=policy, context=context, run_id=run_id, emit=emit
+        )
         self._policy = PolicyTools(inner=self._judge, policy=policy, context=context)
         guards = RunGuards(max_red_flags=limits.max_red_flags)
         self._guards = GuardTools(inner=self._policy, guards=guards, context=context, run_id=run_id, emit=emit)
@@ -190,6 +192,7 @@ class GatedTools:
     @policy.setter
     def policy(self, policy: Policy) -> None:
         self._policy.policy = policy
+        self._judge.policy = policy
 
     @property
     def guards(self) -> RunGuards:
@@ -207,7 +210,7 @@ class GatedTools:
 
     @context.setter
     def context(self, context: ToolContext) -> None:
-        for layer in (self._run, self._checkpoint, self._policy, self._guards, self._report):
+        for layer in (self._run, self._checkpoint, self._policy, self._judge, self._guards, self._report):
             layer.context = context
 
     @property
@@ -231,7 +234,7 @@ class GatedTools:
 
     @property
     def judge(self) -> SecurityJudge | None:
-        """Labels each command safe or unsafe before it runs (``--judge``); None: no judge."""
+        """Labels each judged call safe or unsafe before it runs (``--judge``, ``Policy.judged``); None: no judge."""
         return self._judge.judge
 
     @property

@@ -1,4 +1,4 @@
-"""The security judge (``--judge``, ``chrysalis.agent.judge``) may turn a command's decision into a question."""
+"""The security judge (``--judge``, ``chrysalis.agent.judge``) may turn a call's decision into a question."""
 
 from __future__ import annotations
 
@@ -6,31 +6,35 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from chrysalis.agent.gate.call import Call, Wrapper
-from chrysalis.agent.judge import JUDGED_TOOLS, SecurityJudge
+from chrysalis.agent.judge import SecurityJudge
 from chrysalis.events import Event, JudgeVerdict
-from chrysalis.tools.base import ToolResult
-from chrysalis.tools.policy import Decision
+from chrysalis.tools.base import ToolContext, ToolResult
+from chrysalis.tools.policy import Decision, Policy
 
 __all__ = ["JudgeTools"]
 
 
 @dataclass(kw_only=True)
 class JudgeTools(Wrapper):
-    """Has each command the policy lets through (or asks about) judged; an unsafe one is always asked about."""
+    """Has the calls the policy lets through (or asks about) judged, where ``Policy.judged``; unsafe ones are asked."""
 
     judge: SecurityJudge | None
     """None: no judge (the default)."""
+    policy: Policy
+    """The run's, which says which calls are judged (the same the policy wrapper decides by)."""
+    context: ToolContext
+    """The run's workspace, where a write's diff is worked out for the judge to read."""
     run_id: str
     emit: Callable[[Event], None]
 
     async def call(self, call: Call) -> ToolResult:
         """Tighten the call's decision by the judge's verdict (a ``judge`` event), then hand it on."""
-        if self.judge is not None and call.spec.name in JUDGED_TOOLS:
+        if self.judge is not None and self.policy.judged(call.spec):
             call.decision = await self._judged(self.judge, call)
         return await self.inner.call(call)
 
     async def _judged(self, judge: SecurityJudge, call: Call) -> Decision:
-        verdict = await judge.review(call.spec.name, call.raw)
+        verdict = await judge.review(call.spec, call.raw, self.context)
         self.emit(
             JudgeVerdict(
                 run_id=self.run_id,
