@@ -4,7 +4,8 @@ from typing import Any, cast
 
 import pytest
 
-from chrysalis.tools.base import ToolError, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.mcp_client import McpArgs, McpToolSpec
 from chrysalis.tools.policy import Decision, NarrowingRefused, Policy, mode_allows
 from chrysalis.tools.registry import builtin_tools
 from chrysalis.tools.rules import Action, Rule
@@ -303,3 +304,18 @@ def test_a_tool_whose_writes_go_through_the_policy_is_refused_naming_the_file_to
         .decide(plain, plain.args.model_construct())
         .allowed
     )
+
+
+def test_the_judge_reviews_every_call_that_acts_and_no_read() -> None:
+    judged = {name for name, spec in TOOLS.items() if Policy(level=3, mode="code").judged(spec)}
+    assert judged == {name for name, spec in TOOLS.items() if spec.effect not in ("read", "memory")}
+    assert {"write_file", "edit_file", "apply_patch", "git_commit", "shell", "run_tests", "web_fetch"} <= judged
+    assert not {"read_file", "grep", "git_diff"} & judged
+
+
+@pytest.mark.parametrize(("effect", "judged"), [("read", False), ("memory", False), ("network", True)])
+def test_the_judge_decides_by_effect_and_reviews_mcp_tools_whatever_their_level(effect: Any, judged: bool) -> None:
+    policy = Policy(level=3, mode="code")
+    spec = ToolSpec("remember", "", ToolArgs, effect, 0, lambda _a, _c: ToolResult.success(""))
+    assert policy.judged(spec) is judged
+    assert policy.judged(McpToolSpec("mcp__s__t", "", McpArgs, effect, 0, spec.run, server="s"))
