@@ -178,8 +178,8 @@ def test_a_judge_without_its_key_is_a_clear_usage_error(workspace: Path, chrysal
     )
     assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
     assert (
-        "--judge anthropic:claude-haiku" in done.stdout and "ANTHROPIC_API_KEY" in done.stdout
-    )  # the run's error event
+        "--judge anthropic:claude-haiku" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
+    )  # the run's error event, on stderr since 35f9fe0
 
 
 CANARY = "canary-5f1e"
