@@ -71,7 +71,11 @@ WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="The fold
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every action the security level allows.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Print the traceback when chrysalis hits a bug of its own.")]
 JudgeOpt = Annotated[
-    str | None, typer.Option("--judge", help="A model that labels each command [SAFE] or [UNSAFE] before it runs.")
+    str | None,
+    typer.Option(
+        "--judge",
+        help="A model that labels each write, command, network request and MCP call [SAFE] or [UNSAFE] before it runs.",
+    ),
 ]
 UnsafeOpt = Annotated[
     bool, typer.Option("--unsafe-no-sandbox", help="Where no sandbox works, run commands unconfined (unsafe).")

@@ -206,8 +206,8 @@ class Settings(ByConcern):
             coerce=as_judge,
             example="openai:gpt-4o-mini",
             allowed=f"a {_MODEL}, or 'off'",
-            help="A model that labels each command [SAFE] or [UNSAFE] before it runs (seed 000's judge); off when "
-            "unset.",
+            help="A model that labels each write, command, network request and MCP call [SAFE] or [UNSAFE] before "
+            "it runs (seed 000's judge); off when unset.",
         ),
     )
     budget: float | None = setting(
