@@ -56,13 +56,16 @@ async def measure_async(calls: int, workspace: Path, home: Path) -> dict[str, An
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from chrysalis.agent.guards import RunGuards
+    from chrysalis.agent.limits import RunLimits
     from chrysalis.agent.toolset import GatedTools
     from chrysalis.config import load_settings
+    from chrysalis.evolve.priority import plan_for
     from chrysalis.stores import Stores
     from chrysalis.tools.registry import builtin_tools
 
     settings = load_settings({"workspace": workspace, "level": 0}, environ={"CHRYSALIS_HOME": str(home)})
     stores = Stores.open(home)
+    limits = RunLimits.of(settings, plan_for(settings.priority))
     gate = GatedTools.for_run(
         settings,
         builtin_tools(),
@@ -70,7 +73,7 @@ async def measure_async(calls: int, workspace: Path, home: Path) -> dict[str, An
         checkpoints=stores.checkpoints,
         emit=lambda event: stores.traces.record(event.run_id, event.to_json()),
         approver=None,
-        guards=RunGuards(),
+        limits=limits,
     )
     args = {"path": "small.txt"}
     env = {**os.environ, "CHRYSALIS_HOME": str(home), "PYTHONPATH": str(SRC)}
@@ -85,7 +88,8 @@ async def measure_async(calls: int, workspace: Path, home: Path) -> dict[str, An
         async with stdio_client(params) as (read, write), ClientSession(read, write, read_timeout_seconds=120) as mcp:
             await mcp.initialize()
             for index in range(calls + 1):  # round 0 warms both paths up and is dropped
-                gate.guards = RunGuards()  # as the server does per call: no "repeated call" refusals
+                # as the server does per call: no "repeated call" refusals
+                gate.guards = RunGuards(max_red_flags=limits.max_red_flags)
                 started = time.perf_counter()
                 answer = await gate.call("read_file", args, f"local-{index}")
                 between = time.perf_counter()

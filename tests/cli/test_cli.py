@@ -76,7 +76,7 @@ def test_bad_project_config_exits_2_with_file_and_line(workspace: Path) -> None:
 def test_config_show_names_sources(workspace: Path) -> None:
     (workspace / ".chrysalis").mkdir()
     (workspace / ".chrysalis" / "config.toml").write_text('mode = "ask"\n')
-    done = chrysalis("config", "show", "--workspace", str(workspace), env={"CHRYSALIS_LEVEL": "1", "COLUMNS": "200"})
+    done = chrysalis("config", "show", "--workspace", str(workspace), env={"CHRYSALIS_LEVEL": "1", "COLUMNS": "400"})
     assert done.returncode == 0, done.stderr
     lines = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.count("│") >= 3}
     assert "env CHRYSALIS_LEVEL" in lines["level"]

@@ -18,7 +18,7 @@ def show_config(flags: SettingFlags, console: Console | None = None) -> int:
     table = Table(title="chrysalis settings", show_lines=False)
     table.add_column("key", style="bold")
     table.add_column("value")
-    table.add_column("from", style="dim")
+    table.add_column("from", style="dim", overflow="fold")  # a path is shown whole, never cut with "…"
     table.add_column("concern", style="dim")
     for concern in CONCERNS:
         for n, entry in enumerate(e for e in ENTRIES if e.concern == concern):
