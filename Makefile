@@ -50,14 +50,16 @@ weights-small: setup
 demo: weights
 	@$(BIN)/python examples/run_demo.py
 
+PARALLEL = -n auto --maxprocesses 4 --dist loadgroup
 test: weights-small
 	@echo ">> running the test suite (including the end-to-end tests on the real model)"
 	@# pytest exits 5 when it collected nothing: treat that as a failure, with a clear word.
-	@$(BIN)/python -m pytest -q; rc=$$?; \
+	@# One pytest-xdist worker per core (at most 4); the PostgreSQL variants share one worker (tests/conftest.py).
+	@$(BIN)/python -m pytest -q $(PARALLEL); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo 'make test: FAILED: pytest collected no tests (exit 5)' >&2; exit 1; fi; exit $$rc
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not e2e"
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "not e2e"
 
 # mypy --strict over the files pyproject.toml's [tool.mypy] names, then the set-up script (outside the package).
 TYPECHECK := echo ">> mypy (strict; files from pyproject.toml [tool.mypy]), then mypy scripts"; $(BIN)/mypy && $(BIN)/mypy scripts

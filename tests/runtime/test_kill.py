@@ -25,7 +25,7 @@ from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.runtime.crashpoints import ENV
 from tests.runtime.queue_helpers import run_record, submit, work
 
-EFFECTS = 10
+EFFECTS = 4
 MIN_KILL_POINTS = 100
 _TOLD_INTERRUPTED = INTERRUPTED.split(":")[0]
 
