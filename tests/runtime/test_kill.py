@@ -27,7 +27,7 @@ from tests.runtime.queue_helpers import run_record, submit, work
 
 EFFECTS = 4
 """Two commands and two edits: every kind of kill point (model, tool, plan; start and done) comes up for each
-kind of effect, and each point is visited once (50 points, about 4 minutes; 10 effects took 118 and 13)."""
+kind of effect, and each point is visited once: 50 points in about 4 minutes (10 effects: 118 points, 13 minutes)."""
 MIN_KILL_POINTS = 40
 _TOLD_INTERRUPTED = INTERRUPTED.split(":")[0]
 
