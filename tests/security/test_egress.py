@@ -13,6 +13,7 @@ import re
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -67,25 +68,27 @@ def ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(workspace=tmp_path)
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
+@contextmanager
+def _served() -> Iterator[Server]:
     served = _serve()
     try:
         yield served
     finally:
         served.httpd.shutdown()
         served.httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    with _served() as served:
+        yield served
 
 
 @pytest.fixture
 def other() -> Iterator[Server]:
     """A second loopback server, on another port: where redirects try to lead."""
-    served = _serve()
-    try:
+    with _served() as served:
         yield served
-    finally:
-        served.httpd.shutdown()
-        served.httpd.server_close()
 
 
 @pytest.fixture
