@@ -50,8 +50,8 @@ weights-small: setup
 demo: weights
 	@$(BIN)/python examples/run_demo.py
 
-# One pytest-xdist worker per core (at most 4); the PostgreSQL variants share one worker (tests/conftest.py).
-PARALLEL = -n auto --maxprocesses 4 --dist loadgroup
+# One pytest-xdist worker per core (at most 4); the PostgreSQL variants take turns (a lock, tests/conftest.py).
+PARALLEL = -n auto --maxprocesses 4
 # pytest exits 5 when it collected nothing: treat that as a failure, with a clear word.
 PYTEST_RC = if [ $$rc -eq 5 ]; then echo "make test: FAILED: pytest collected no $$1 tests (exit 5)" >&2; rc=1; fi
 
