@@ -8,8 +8,8 @@ public (loopback, private, CGNAT, link-local, unique-local, multicast, unspecifi
 IPv6 form of one of those) is refused unless an allow rule of the run names the host
 (``web_fetch(domain:HOST)``): ``--yes`` does not change that, because no one is asked per call.
 
-The check resolves the name itself and returns the address it judged (``Target.address``); the
-caller connects to that address (``Target.pinned_url``) and sends the name only as the Host header
+The check resolves the name itself and returns the addresses it judged (``Target.addresses``); the
+caller connects only to those (``Target.pinned``) and sends the name only as the Host header
 and TLS server name, so a DNS answer that changes between the check and the connection (rebinding)
 cannot lead the request elsewhere. Numeric spellings of an address (``2130706433``, ``0177.0.0.1``)
 are judged by what the resolver makes of them, which is what a connection would reach.
@@ -113,23 +113,13 @@ class Target:
     """The path and query, ``/`` at least."""
 
     @property
-    def address(self) -> str:
-        """The first checked address: the one tried first."""
-        return self.addresses[0]
-
-    @property
     def host_header(self) -> str:
         """The Host header: the name as asked for, with the port when it is not the scheme's default."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return host if self.port == _DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
 
-    @property
-    def pinned_url(self) -> str:
-        """The URL with the first checked address in place of the name: connecting to it cannot resolve again."""
-        return self.pinned(self.address)
-
     def pinned(self, address: str) -> str:
-        """The URL with ``address`` (one of ``addresses``) in place of the name."""
+        """The URL with ``address`` (one of ``addresses``) for the name: connecting to it cannot resolve again."""
         shown = f"[{address}]" if ":" in address else address
         return f"{self.scheme}://{shown}:{self.port}{self.path}"
 
