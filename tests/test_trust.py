@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chrysalis.config import load_settings
+from chrysalis.config import MODES, load_settings
 from chrysalis.errors import ConfigError
+from chrysalis.tools.policy import NarrowingRefused, Policy
 from chrysalis.trust import add_trusted, remove_trusted
 from tests.helpers import assert_clean_error, chrysalis
 
@@ -139,3 +140,60 @@ def test_an_untrusted_folder_may_not_choose_the_embedder_but_may_keep_the_defaul
     assert add_trusted(chrysalis_home / "config.toml", workspace)
     _project(workspace, 'embeddings = "openai:text-embedding-3-small"\n')
     assert load_settings({"workspace": workspace}, environ=_env()).embeddings == "openai:text-embedding-3-small"
+
+
+# (the user's own config, the untrusted project's, the value that counts, whether the project's is withheld)
+NARROWING_CASES = [
+    ('mode = "ask"', 'mode = "code"', ("mode", "ask"), True),
+    ('mode = "ask"', 'mode = "architect"', ("mode", "ask"), True),  # architect writes docs: more than ask
+    ('mode = "architect"', 'mode = "ask"', ("mode", "ask"), False),
+    ("", 'mode = "semantic"', ("mode", "semantic"), False),  # under the default code mode
+    ("", "protect_tests = false", ("protect_tests", True), True),
+    ("protect_tests = false", "protect_tests = true", ("protect_tests", True), False),
+    ("protect_tests = false", "protect_tests = false", ("protect_tests", False), False),
+    ("", "sandbox_network = true", ("sandbox_network", False), True),
+    ("sandbox_network = true", "sandbox_network = true", ("sandbox_network", True), False),
+    ("", "unsafe_no_sandbox = true", ("unsafe_no_sandbox", False), True),
+    ("yes = true", "yes = false", ("yes", False), False),
+    ('judge = "openai:gpt-4o-mini"', 'judge = "off"', ("judge", "openai:gpt-4o-mini"), True),
+    ("", 'judge = "openai:gpt-4o-mini"', ("judge", "openai:gpt-4o-mini"), False),  # a judge only adds reviews
+    ("level = 1", "level = 2", ("level", 1), True),
+]
+
+
+@pytest.mark.parametrize(("user", "project", "effective", "withheld"), NARROWING_CASES)
+def test_an_untrusted_folder_may_narrow_each_security_setting_never_widen_it(
+    workspace: Path, chrysalis_home: Path, user: str, project: str, effective: tuple[str, object], withheld: bool
+) -> None:
+    (chrysalis_home / "config.toml").write_text(user + "\n")
+    path = _project(workspace, project + "\n")
+    settings = load_settings({"workspace": workspace}, environ=_env())
+    key, value = effective
+    assert getattr(settings, key) == value
+    if withheld:
+        (warning,) = settings.warnings
+        assert f"{key} = " in warning and f"({path}:1)" in warning
+    else:
+        assert settings.warnings == ()
+
+
+@pytest.mark.parametrize("parent", MODES)
+@pytest.mark.parametrize("child", MODES)
+def test_the_clamp_and_the_policy_agree_on_which_modes_narrow(
+    workspace: Path, chrysalis_home: Path, parent: str, child: str
+) -> None:
+    """One rule: a mode an untrusted folder may choose is exactly one a sub-agent or a request may narrow to."""
+    (chrysalis_home / "config.toml").write_text(f'mode = "{parent}"\n')
+    _project(workspace, f'mode = "{child}"\n')
+    clamp_keeps = load_settings({"workspace": workspace}, environ=_env()).mode == child
+    policy = Policy(level=2, mode=parent)
+    assert clamp_keeps == (child in policy.modes_within())
+    if not clamp_keeps:
+        with pytest.raises(NarrowingRefused):
+            policy.narrowed(mode=child)
+
+
+def test_a_bad_value_in_an_untrusted_folder_is_reported_not_withheld(workspace: Path) -> None:
+    path = _project(workspace, 'mode = "yolo"\n')
+    with pytest.raises(ConfigError, match=f"{path}:1: bad value 'yolo' for 'mode'"):
+        load_settings({"workspace": workspace}, environ=_env())

@@ -13,6 +13,8 @@ The modules, in the order they build on each other:
 - ``concerns``: the groups of settings by concern (``settings.security``, ``settings.limits``, ...);
 - ``settings``: the table itself: ``Settings``, one field and entry per setting;
 - ``flags``: ``SettingFlags``, the settings given as flags, not yet checked;
+- ``narrowing``: what "narrower" means for each security setting (the policy's rule, read here too);
+- ``untrusted``: what the config of a folder the user has not trusted may set;
 - ``load``: ``load_settings``, the merge of every source.
 """
 

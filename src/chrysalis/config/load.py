@@ -16,9 +16,11 @@ from typing import Any
 from chrysalis.config.choices import EMBEDDING_PROVIDERS
 from chrysalis.config.coerce import without_password
 from chrysalis.config.flags import SettingFlags
+from chrysalis.config.narrowing import NARROWS
 from chrysalis.config.settings import ENTRIES, KEYS, TABLE, Settings, chrysalis_home
+from chrysalis.config.untrusted import withhold_untrusted
 from chrysalis.errors import ConfigError
-from chrysalis.trust import TRUST_KEY, is_trusted, trusted_folders, withhold_untrusted
+from chrysalis.trust import TRUST_KEY, is_trusted, trusted_folders
 
 __all__ = ["coerce_value", "load_settings"]
 
@@ -45,7 +47,7 @@ def load_settings(
     project = _read_toml(workspace / ".chrysalis" / "config.toml")
     warnings: list[str] = []
     if project and not is_trusted(workspace, trusted):
-        baseline = coerce_value("level", *user["level"]) if "level" in user else Settings.level
+        baseline = {key: coerce_value(key, *user[key]) if key in user else getattr(Settings, key) for key in NARROWS}
         project, withheld = withhold_untrusted(project, baseline)
         if withheld:
             warnings.append(

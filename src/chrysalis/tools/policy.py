@@ -37,6 +37,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
+from chrysalis.config.narrowing import MODE_EFFECTS, level_narrows, mode_narrows, modes_within
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
@@ -57,12 +58,6 @@ __all__ = [
 ]
 
 
-_MODE_EFFECTS: dict[str, frozenset[Effect]] = {
-    "ask": frozenset({"read", "network"}),
-    "architect": frozenset({"read", "network", "write"}),
-    "code": frozenset({"read", "network", "memory", "write", "shell"}),
-    "semantic": frozenset({"read", "memory"}),
-}
 _JUDGED_EFFECTS: frozenset[Effect] = frozenset({"write", "shell", "network"})
 _DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
 FILE_TOOLS = ("write_file", "edit_file", "apply_patch")
@@ -112,8 +107,8 @@ class Policy:
     (``decide``), each patch written outside a tool call (``may_write``), whether commands and the
     final test check may write the workspace (``commands_writable``, ``check_writable``) and a
     sub-agent's policy (``narrowed``) all ask this object, built once per run.
-    Trust is applied before it is built: an untrusted folder's config cannot raise the level, turn
-    on ``yes`` or add allow rules (``chrysalis.config``), so a Policy only ever sees what counts.
+    Trust is applied before it is built: an untrusted folder's config may only narrow the user's settings,
+    by the rule ``narrowed`` keeps too (``chrysalis.config.narrowing``), so a Policy only ever sees what counts.
     """
 
     level: int
@@ -280,7 +275,7 @@ class Policy:
                 it allows; ``field`` is ``"level"`` or ``"mode"``).
         """
         level = self.level if level is None else level
-        if level > self.level:
+        if not level_narrows(level, self.level):
             raise NarrowingRefused(
                 "level", f"{asker} may not have level {level}: this run has level {self.level}, its most."
             )
@@ -295,7 +290,7 @@ class Policy:
 
     def modes_within(self) -> tuple[str, ...]:
         """The modes ``narrowed`` accepts, in ``MODES`` order: those that allow nothing this run's mode does not."""
-        return tuple(mode for mode in MODES if mode_narrows(mode, self.mode))
+        return modes_within(self.mode)
 
 
 class NarrowingRefused(ToolError):
@@ -331,23 +326,13 @@ SandboxMode = Literal["read-only", "workspace-write"]
 
 def mode_allows(tool: ToolSpec, mode: str) -> bool:
     """Whether ``mode`` can ever allow ``tool`` (at some level): tools it cannot are not worth offering."""
-    return tool.effect in _MODE_EFFECTS.get(mode, frozenset())
-
-
-def mode_narrows(child: str, parent: str) -> bool:
-    """Whether ``child`` allows nothing ``parent`` does not (a sub-agent's mode): its effects are a subset.
-
-    ``architect`` under ``code`` narrows (it writes only docs); ``code`` under ``architect`` does not.
-    """
-    if child == parent:
-        return True
-    return _MODE_EFFECTS.get(child, frozenset({"?"})) <= _MODE_EFFECTS.get(parent, frozenset())
+    return tool.effect in MODE_EFFECTS.get(mode, frozenset())
 
 
 def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> tuple[str, str] | None:
     """Why ``mode`` refuses the call, and the flag that would allow it."""
     if not mode_allows(tool, mode):
-        modes = [m for m, effects in _MODE_EFFECTS.items() if tool.effect in effects]
+        modes = [m for m, effects in MODE_EFFECTS.items() if tool.effect in effects]
         return (
             f"{tool.name!r} ({tool.effect}) is not allowed in {mode!r} mode. "
             f"Switch with --mode {modes[-1]} (or /mode {modes[-1]}) to allow it.",
