@@ -77,6 +77,22 @@ def _on_a_terminal(args: list[str], answers: list[str]) -> tuple[int, str]:
         preexec_fn=take_the_terminal,
     )
     os.close(secondary)
+    try:
+        screen = _answer(primary, answers)
+        return process.wait(timeout=CLI_HANG_GUARD), screen
+    finally:
+        os.close(primary)
+        if process.poll() is None:  # a hang: do not leave it behind
+            process.kill()
+            process.wait()
+
+
+def _answer(primary: int, answers: list[str]) -> str:
+    """Everything the process shows; each answer typed once a prompt (``...: ``) is the last thing on the screen.
+
+    Only then: getpass turns echo off before it prompts and flushes unread input when it turns echo back
+    on, so an answer typed early would be echoed, or lost.
+    """
     screen = ""
     while True:
         ready, _, _ = select.select([primary], [], [], CLI_HANG_GUARD)  # a hang guard, not a timing assertion
@@ -84,17 +100,15 @@ def _on_a_terminal(args: list[str], answers: list[str]) -> tuple[int, str]:
         try:
             chunk = os.read(primary, 4096).decode("utf-8", errors="replace")
         except OSError:  # EIO: the process closed the terminal
-            break
+            return screen
         if not chunk:
-            break
+            return screen
         screen += chunk
-        if answers and screen.rstrip().endswith(":"):
+        if answers and screen.endswith(": "):
             os.write(primary, (answers.pop(0) + "\n").encode())
-    os.close(primary)
-    return process.wait(timeout=CLI_HANG_GUARD), screen
 
 
-def test_on_a_terminal_the_passphrase_is_asked_twice_for_a_new_key_then_once_to_sign(tmp_path: Path) -> None:
+def test_on_a_terminal_the_passphrase_is_asked_twice_for_a_new_key_then_once_to_sign() -> None:
     home = Path(os.environ["CHRYSALIS_HOME"])
     code, screen = _on_a_terminal(["keys", "init", "--passphrase"], [SECRET, SECRET])
     assert code == 0, screen
