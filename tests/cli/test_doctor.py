@@ -234,3 +234,25 @@ def test_one_more_section_is_one_function_and_one_line(
         "problems": [{"problem": "x broke", "fix": "fix x"}],
     }
     assert {"section": "extra", "problem": "x broke", "fix": "fix x"} in report["problems"]
+
+
+def test_doctor_says_whether_the_approval_key_is_encrypted_and_checks_the_variable(
+    workspace: Path, chrysalis_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_keys(chrysalis_home)
+    plain = model.keys_section(load_settings({"workspace": workspace}))
+    assert plain.facts["approval_encrypted"] is False and plain.problems == []
+    assert "  private key: not encrypted (a new key can be: chrysalis keys init --passphrase)" in plain.lines
+    for name in ("approval_ed25519", "approval_ed25519.pub"):
+        (chrysalis_home / "keys" / name).unlink()
+    pair = init_keys(chrysalis_home, "the passphrase")
+    asked = model.keys_section(load_settings({"workspace": workspace}))
+    assert asked.facts["approval_encrypted"] is True and asked.facts["passphrase_var_set"] is False
+    assert "  private key: encrypted with a passphrase (asked in a terminal)" in asked.lines and asked.problems == []
+    monkeypatch.setenv("CHRYSALIS_KEY_PASSPHRASE", "the passphrase")
+    unlocked = report_for(workspace)
+    assert unlocked["sections"]["keys"]["approval_encrypted"] is True and problems_of(unlocked, "keys") == []
+    monkeypatch.setenv("CHRYSALIS_KEY_PASSPHRASE", "another one")
+    [wrong] = problems_of(report_for(workspace), "keys")
+    assert wrong["problem"] == f"CHRYSALIS_KEY_PASSPHRASE does not unlock the encrypted approval key {pair.private}"
+    assert wrong["fix"].startswith("set CHRYSALIS_KEY_PASSPHRASE to the passphrase given at `chrysalis keys init`")

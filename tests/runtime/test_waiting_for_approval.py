@@ -104,3 +104,20 @@ def test_a_forged_envelope_is_refused_logged_and_the_run_keeps_waiting(workspace
     assert not (workspace / "out.txt").exists()
     assert run_record(run_id)["status"] == "waiting_approval"
     assert [r["id"] for r in _pending()] == [request_id]
+
+
+def test_an_encrypted_key_signs_with_its_passphrase_and_the_worker_never_needs_it(workspace: Path) -> None:
+    unlock = {"CHRYSALIS_KEY_PASSPHRASE": "a long passphrase"}
+    made = chrysalis("keys", "init", "--passphrase", "--json", env=unlock)
+    assert made.returncode == 0 and json.loads(made.stdout)["encrypted"] is True, made.stderr
+    with ScriptedOpenAIServer(SCRIPT) as server:
+        run_id, request_id = _waiting_run(workspace, server)  # the worker verifies with the public key only
+        locked = chrysalis("approve", request_id)  # no variable, no terminal: nothing signed
+        assert locked.returncode == 2 and "is encrypted and no passphrase was given" in locked.stderr
+        assert [r["id"] for r in _pending()] == [request_id]
+        signed = chrysalis("approve", request_id, env=unlock)
+        assert signed.returncode == 0, signed.stderr
+        done = work()
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert (workspace / "out.txt").read_text().strip() == "approved"
+    assert run_record(run_id)["status"] == "done"

@@ -62,8 +62,10 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
     """Sign and store the decision on ``request_id``.
 
     Raises:
-        UsageError: the id is unknown or already decided, or there is no key (``chrysalis keys init``).
+        UsageError: the id is unknown or already decided, there is no key (``chrysalis keys init``), or it is
+            encrypted and no right passphrase was given (``CHRYSALIS_KEY_PASSPHRASE``, or typed in a terminal).
     """
+    from chrysalis.cli.passphrase import PassphraseSource
     from chrysalis.runtime.envelopes import sign
     from chrysalis.runtime.keys import load_private
     from chrysalis.runtime.queue import approval_topic, wake
@@ -71,7 +73,7 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
     url = _url()
     with _store(url) as store:
         request = store.get(request_id)
-        key = load_private(chrysalis_home())
+        key = load_private(chrysalis_home(), PassphraseSource().unlock())  # asked only for an encrypted key
         envelope = sign(
             key, request_id=request.id, tool=request.tool, args=request.args, decision="deny" if deny else "allow"
         )

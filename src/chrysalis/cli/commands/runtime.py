@@ -143,8 +143,18 @@ def cancel(
 
 
 @keys_app.command("init")
-def keys_init(json_output: JsonObjectOpt = False) -> None:
+def keys_init(
+    json_output: JsonObjectOpt = False,
+    passphrase: Annotated[
+        bool,
+        typer.Option(
+            "--passphrase",
+            help="Encrypt the new private key with a passphrase: CHRYSALIS_KEY_PASSPHRASE if set, "
+            "else asked twice (hidden) in a terminal.",
+        ),
+    ] = False,
+) -> None:
     """Make the approval key pair under $CHRYSALIS_HOME/keys (private key mode 600; an existing pair is kept)."""
     from chrysalis.cli.keys_cmd import keys_init_command
 
-    raise typer.Exit(guarded(lambda: keys_init_command(json_output=json_output)))
+    raise typer.Exit(guarded(lambda: keys_init_command(json_output=json_output, passphrase=passphrase)))

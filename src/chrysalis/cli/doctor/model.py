@@ -22,7 +22,7 @@ from chrysalis.llm.local.catalog import LOCAL_MODELS, get_local_model
 from chrysalis.llm.local.weights import is_cached, weights_path
 from chrysalis.llm.names import ModelName
 from chrysalis.llm.providers import DEFAULT_OLLAMA_URL, KEY_VARS
-from chrysalis.runtime.keys import PRIVATE_NAME, PUBLIC_NAME, keys_dir
+from chrysalis.runtime.keys import PASSPHRASE_VAR, PRIVATE_NAME, PUBLIC_NAME, is_encrypted, keys_dir, load_private
 
 __all__ = ["keys_section", "model_section"]
 
@@ -138,7 +138,7 @@ def _describe(entry: dict[str, Any]) -> str:
 
 
 def keys_section(settings: Settings) -> Section:
-    """The Ed25519 approval key pair (present, private half mode 600) and which provider keys are set."""
+    """The Ed25519 approval key pair (present, private half mode 600, encrypted or not) and the provider keys set."""
     folder = keys_dir(settings.home)
     private, public = folder / PRIVATE_NAME, folder / PUBLIC_NAME
     provider_keys = {var: bool(os.environ.get(var, "").strip()) for var in KEY_VARS.values()}
@@ -157,12 +157,7 @@ def keys_section(settings: Settings) -> Section:
             )
         )
     else:
-        mode = stat.S_IMODE(private.stat().st_mode)
-        facts["approval_mode"] = f"{mode:o}"
-        if mode & 0o077:
-            problems.append(
-                Problem(f"{private} has mode {mode:o}: others could read the approval key", f"chmod 600 {private}")
-            )
+        problems += _private_key(settings, facts)
         if not public.is_file():
             problems.append(
                 Problem(
@@ -171,5 +166,42 @@ def keys_section(settings: Settings) -> Section:
             )
     state = "present" if facts["approval_present"] else "missing"
     set_keys = [var for var, present in provider_keys.items() if present]
-    lines = [f"keys: approval key pair {state} ({folder})", f"  provider keys set: {', '.join(set_keys) or 'none'}"]
+    lines = [f"keys: approval key pair {state} ({folder})"]
+    if "approval_encrypted" in facts:
+        lines.append(f"  private key: {_encryption_line(facts)}")
+    lines.append(f"  provider keys set: {', '.join(set_keys) or 'none'}")
     return Section(facts, lines, problems)
+
+
+def _private_key(settings: Settings, facts: dict[str, Any]) -> list[Problem]:
+    """The private key's mode and encryption into ``facts``; that CHRYSALIS_KEY_PASSPHRASE, when set, unlocks it."""
+    private = keys_dir(settings.home) / PRIVATE_NAME
+    mode = stat.S_IMODE(private.stat().st_mode)
+    facts["approval_mode"] = f"{mode:o}"
+    if mode & 0o077:
+        return [Problem(f"{private} has mode {mode:o}: others could read the approval key", f"chmod 600 {private}")]
+    try:
+        facts["approval_encrypted"] = is_encrypted(settings.home)
+    except ChrysalisError as exc:  # unreadable: say so, with the fix the error carries
+        return [Problem(str(exc).rstrip("."), f"chmod 600 {private} (as its owner)")]
+    passphrase = os.environ.get(PASSPHRASE_VAR) or None
+    facts["passphrase_var_set"] = passphrase is not None
+    if not facts["approval_encrypted"] or passphrase is None:
+        return []
+    try:
+        load_private(settings.home, lambda _path: passphrase)
+    except ChrysalisError:
+        return [
+            Problem(
+                f"{PASSPHRASE_VAR} does not unlock the encrypted approval key {private}",
+                f"set {PASSPHRASE_VAR} to the passphrase given at `chrysalis keys init`, or unset it to be asked",
+            )
+        ]
+    return []
+
+
+def _encryption_line(facts: dict[str, Any]) -> str:
+    if not facts["approval_encrypted"]:
+        return "not encrypted (a new key can be: chrysalis keys init --passphrase)"
+    source = f"from {PASSPHRASE_VAR}" if facts["passphrase_var_set"] else "asked in a terminal"
+    return f"encrypted with a passphrase ({source})"
