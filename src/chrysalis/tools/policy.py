@@ -30,16 +30,15 @@ The questions it answers, and who asks:
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
+from chrysalis.tools.pathkinds import is_doc_path, is_test_path
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
@@ -64,20 +63,8 @@ _MODE_EFFECTS: dict[str, frozenset[Effect]] = {
     "semantic": frozenset({"read", "memory"}),
 }
 _JUDGED_EFFECTS: frozenset[Effect] = frozenset({"write", "shell", "network"})
-_DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
 FILE_TOOLS = ("write_file", "edit_file", "apply_patch")
 """The tools that write files: their rules (and ``*``'s) also judge a patch written without them (``may_write``)."""
-_TEST_PATTERNS = (
-    "test_*.py",
-    "*_test.py",
-    "tests/*",
-    "test/*",
-    "conftest.py",
-    "*.test.*",
-    "*.spec.*",
-    "pytest.ini",
-    "tox.ini",
-)
 
 
 Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "judge", "allowed"]
@@ -374,20 +361,3 @@ def _test_denial(tool: ToolSpec, args: Any, protect_tests: bool) -> str | None:
         f"Test files are protected: {', '.join(tests)} may not be changed. Make the tests pass by fixing "
         "the code under test. (A user can allow test edits with protect_tests = false in .chrysalis/config.toml.)"
     )
-
-
-def _matches(path: str, patterns: tuple[str, ...]) -> bool:
-    pure = PurePosixPath(path.replace("\\", "/"))
-    parts = pure.parts
-    candidates = [pure.name, str(pure)] + ["/".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatch.fnmatch(c, pattern) for c in candidates for pattern in patterns)
-
-
-def is_doc_path(path: str) -> bool:
-    """Plan and documentation files: the only writes allowed in architect mode."""
-    return _matches(path, _DOC_PATTERNS)
-
-
-def is_test_path(path: str) -> bool:
-    """Test files, which the agent may not edit to make tests pass."""
-    return _matches(path, _TEST_PATTERNS)
