@@ -22,7 +22,8 @@ The questions it answers, and who asks:
     judged(tool)                 whether ``--judge`` reviews a call the policy does not deny (the gate)
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
-    hosts                        which hosts the web tools may reach at non-public addresses (``ToolContext.hosts``)
+    hosts                        the hosts web tools reach unasked, or at non-public addresses (``ToolContext.hosts``)
+    remember(decision)           what a yes approved beyond its call: a new domain, for the session (the gate)
     check_writable               whether the final test check may (``chrysalis.agent.verify``)
     narrowed(level=, mode=)      a sub-agent's, an HTTP request's or an editor's policy: only ever narrower
     modes_within()               the modes ``narrowed`` accepts (what an editor may switch to over ACP)
@@ -31,11 +32,12 @@ The questions it answers, and who asks:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.domains import ApprovedDomains, domain_question, host_rules, new_domain
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
 from chrysalis.tools.pathkinds import is_doc_path, is_test_path
@@ -84,6 +86,8 @@ class Decision:
     """The config rule that decided, when ``by == "rule"`` (or an allow rule that skipped the confirmation)."""
     allow_with: str | None = None
     """What would allow the call: ``--level 3``, ``--mode code``, ``--yes``; None when nothing would."""
+    domain: str | None = None
+    """The web tools' domain, new to the session, that a yes approves for the rest of it (``Policy.remember``)."""
 
     @property
     def allowed(self) -> bool:
@@ -108,10 +112,12 @@ class Policy:
     auto_approve: bool = False
     protect_tests: bool = False
     rules: tuple[Rule, ...] = ()
+    domains: ApprovedDomains = field(default_factory=ApprovedDomains, compare=False)
+    """The domains the person approved in the session (``AgentSession.domains``): they outlive this run's policy."""
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Policy:
-        """The policy of a run with ``settings``: their security concern."""
+    def from_settings(cls, settings: Settings, domains: ApprovedDomains | None = None) -> Policy:
+        """The policy of a run with ``settings``: their security concern; ``domains``: the session's approvals."""
         security = settings.security
         rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in security.permissions)
         return cls(
@@ -120,6 +126,7 @@ class Policy:
             auto_approve=security.yes,
             protect_tests=security.protect_tests,
             rules=rules,
+            domains=ApprovedDomains() if domains is None else domains,
         )
 
     def offers(self, tool: ToolSpec) -> bool:
@@ -141,7 +148,8 @@ class Policy:
 
         Order: the level, then the mode, then deny rules, then protected tests, then ask rules,
         then allow rules (which skip the confirmation, never raise the level), then the
-        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``. A tool whose
+        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``, then a web
+        domain new to the session (below level 3, unless ``--yes``; ``tools/domains.py``). A tool whose
         writes are each judged when made (``ToolSpec.writes_through_policy``: ``repair``) needs no
         confirmation of its own, and a deny rule of a whole file tool refuses it.
         """
@@ -205,7 +213,22 @@ class Policy:
                 by="confirmation",
                 allow_with="--yes",
             )
-        return Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
+        asked_domain = None if allowed else self._new_domain(tool, args)
+        return asked_domain or Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
+
+    def _new_domain(self, tool: ToolSpec, args: Any) -> Decision | None:
+        """The question about the domain a web call reaches, when the session has not approved it; None: none."""
+        url = tool.reaches(args)
+        host = new_domain(url, self.hosts)
+        if url is None or host is None:
+            return None
+        reason = domain_question(tool.name, host, url)
+        return Decision("ask", reason, by="confirmation", allow_with="--yes", domain=host)
+
+    def remember(self, decision: Decision) -> None:
+        """Keep what the person's yes to ``decision`` approved beyond its call: a new domain, for the session."""
+        if decision.domain is not None:
+            self.domains.approve(decision.domain)
 
     def _needs_confirmation(self, tool: ToolSpec) -> bool:
         if tool.writes_through_policy:  # each write it makes is judged (and asked about) when it is made
@@ -242,18 +265,15 @@ class Policy:
 
     @property
     def hosts(self) -> HostRules:
-        """The hosts the web tools may reach at any address, and those they never reach (``ToolContext.hosts``).
+        """The hosts the web tools may reach at any address, unasked, and never (``ToolContext.hosts``).
 
         Read from the ``domain:`` rules of ``web_fetch`` and ``*``: an allow rule ``web_fetch(domain:127.0.0.1)``
         lets both web tools reach that host at a loopback or private address (with ``--yes`` or without, nothing
         else does); deny rules refuse the host also behind a redirect, and ask rules refuse a redirect there
-        (the URL asked for was already asked about by ``decide``). ``chrysalis.tools.egress`` applies them.
+        (the URL asked for was already asked about by ``decide``). Below level 3 without ``--yes`` it carries the
+        session's approved domains, and a redirect elsewhere is refused. ``chrysalis.tools.egress`` applies them.
         """
-        domains: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
-        for rule in self.rules:
-            if rule.tool in ("*", "web_fetch") and rule.specifier and rule.specifier.startswith("domain:"):
-                domains[rule.action].append(rule.specifier.removeprefix("domain:"))
-        return HostRules(allowed=tuple(domains["allow"]), denied=tuple(domains["deny"]), asked=tuple(domains["ask"]))
+        return host_rules(self.rules, self.domains if self.level < 3 and not self.auto_approve else None)
 
     def narrowed(self, *, level: int | None = None, mode: str | None = None, asker: str = "A sub-agent") -> Policy:
         """A narrower policy: this one with a level no higher and a mode whose effects this mode has.
