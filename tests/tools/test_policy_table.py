@@ -54,10 +54,16 @@ LEVEL_TABLE = _table("tool")
 MODE_TABLE = _table("effect")
 
 
+WEB_FETCH = {"url": "https://example.com/page"}
+"""A public domain the session has not approved: asked about below level 3 (``tools/domains.py``)."""
+
+
 def _args(spec: ToolSpec, mode: str) -> Any:
     if mode == "architect" and spec.name in DOC_WRITES:
         return spec.args.model_validate(DOC_WRITES[spec.name])
-    return spec.args.model_construct()  # outside architect mode the arguments play no part without rules
+    if spec.name == "web_fetch":
+        return spec.args.model_validate(WEB_FETCH)
+    return spec.args.model_construct()  # elsewhere the arguments play no part without rules
 
 
 def _expected(spec: ToolSpec, level: int, mode: str, yes: bool) -> str:

@@ -28,6 +28,7 @@ from chrysalis.evolve.priority import plan_for
 from chrysalis.plugin import Offer
 from chrysalis.stores import Stores
 from chrysalis.tools.base import ToolSpec
+from chrysalis.tools.domains import ApprovedDomains
 from chrysalis.tools.policy import Policy
 
 if TYPE_CHECKING:
@@ -128,9 +129,13 @@ def run_scope(
     durable: bool,
     spawn: Spawn,
     approver: Approver | None,
+    domains: ApprovedDomains | None = None,
 ) -> RunScope:
-    """The run as capabilities see it: the session's choices now, the run's one policy, its tally's readers."""
-    policy = Policy.from_settings(settings)
+    """The run as capabilities see it: the session's choices now, the run's one policy, its tally's readers.
+
+    ``domains`` are the session's approved web domains, which the run's policy reads and adds to.
+    """
+    policy = Policy.from_settings(settings, domains)
 
     def charge(cost: float) -> None:
         tally.cost_usd += cost

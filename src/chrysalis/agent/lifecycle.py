@@ -25,6 +25,7 @@ from chrysalis.config import Settings
 from chrysalis.errors import ChrysalisError
 from chrysalis.events import ErrorEvent, Event, Refine, RunResult
 from chrysalis.stores import Stores
+from chrysalis.tools.domains import ApprovedDomains
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -43,6 +44,7 @@ class SessionParts(Protocol):
     approver: Approver | None
     durability: Durability | None
     parent_run_id: str | None
+    domains: ApprovedDomains
 
     def emit(self, event: Event) -> None:
         """Record an event and pass it on."""
@@ -92,6 +94,7 @@ class RunLifecycle:
             durable=self.durability is not None,
             spawn=self.spawn,
             approver=self.session.approver,
+            domains=self.session.domains,
         )
 
     async def begin(self, scope: RunScope, kind: str, choice: RunChoice) -> None:

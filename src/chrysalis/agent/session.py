@@ -1,8 +1,9 @@
 """A conversation with the agent in one workspace: what lives across runs, and the table of contents of a run.
 
 ``AgentSession`` keeps the settings, the stores, the stored conversation, the models (``agent/choice.py``),
-the capabilities (``chrysalis.capabilities``) and the totals ``/cost`` shows. ``run`` reads as the steps of a
-run: ``agent/lifecycle.py`` sets it up and closes it, ``agent/loop.py`` runs it, ``agent/recording.py`` keeps it.
+the capabilities (``chrysalis.capabilities``), the web domains approved so far and the totals ``/cost``
+shows. ``run`` reads as the steps of a run: ``agent/lifecycle.py`` sets it up and closes it, ``agent/loop.py``
+runs it, ``agent/recording.py`` keeps it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from chrysalis.agent.lifecycle import RunLifecycle
 from chrysalis.agent.recording import RunRecorder, Totals, save_context
 from chrysalis.capabilities.registry import SessionFacts, capabilities_for, listeners
 from chrysalis.events import Event, RunResult, fan_out
+from chrysalis.tools.domains import ApprovedDomains
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -78,6 +80,8 @@ class AgentSession:
         self.conversation = StoredConversation(self.stores, settings.workspace)
         """The messages, their stored session and summary (``--continue``, ``--resume``, ``--fork``, ``/compact``)."""
         self.totals = Totals()
+        self.domains = ApprovedDomains()
+        """The web domains the user approved in this session: each run's policy asks about no other twice."""
         self.last_run_id: str | None = None
         self._approvals = asyncio.Lock()
         """Sub-agents run concurrently; their questions to the user go one at a time."""
@@ -136,6 +140,7 @@ class AgentSession:
             parent_run_id=parent_run_id,
         )
         session.models.active_model, session.models.profile = self.active_model, profile
+        session.domains = self.domains  # one person answers for the whole tree: a yes holds for every agent in it
         return session
 
     async def compact(self, *, run_id: str | None = None, reason: str = "asked") -> Compaction | None:

@@ -74,7 +74,7 @@ def show_request(console: Console, tool: str, args: dict[str, Any], reason: str,
     shown = ", ".join(
         f"{key}={redact(str(value))[:_ARG_CHARS]!r}" for key, value in args.items() if diff is None or key == "path"
     )
-    console.print(Text(reason), Text(f"  {tool}({shown})"), sep="\n")
+    console.print(Text(redact(reason)), Text(f"  {tool}({shown})"), sep="\n")  # a reason may quote a URL
     if problem is not None:
         console.print(Text.assemble(("  no diff: ", "yellow"), _visible(_first_line(problem))))
     elif diff is not None:

@@ -141,6 +141,9 @@ class ToolSpec:
     """For tools that change files: each file's text before and after the call, computed by the same code
     that ``run`` uses and changing nothing, so a user asked to approve the call sees its diff. Raises
     ``ToolError`` exactly where ``run`` would fail."""
+    reaches: Callable[[Any], str | None] = field(default=lambda _args: None)
+    """The URL a network call requests (``web_fetch``'s ``url``, ``web_search``'s provider), whose domain the
+    policy asks about when it is new to the session (``Policy.decide``); None: a call that names no URL."""
     writes_through_policy: bool = False
     """The tool writes nothing itself: each file it writes is judged when written, by the run's policy as
     ``write_file`` (``Policy.may_write``) and approved after its diff (the ``repair`` tool's patch). So the

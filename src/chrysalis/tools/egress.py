@@ -8,6 +8,11 @@ public (loopback, private, CGNAT, link-local, unique-local, multicast, unspecifi
 IPv6 form of one of those) is refused unless an allow rule of the run names the host
 (``web_fetch(domain:HOST)``): ``--yes`` does not change that, because no one is asked per call.
 
+Below level 3 and without ``--yes``, a new domain is asked about before the call (``Policy.decide``)
+and an approval is kept for the session (``HostRules.approved``); a redirect can ask no one, so a
+redirect to a host neither approved nor allowed by a rule is refused before its name is resolved,
+naming the URL the model can fetch itself (and be asked about).
+
 The check resolves the name itself and returns the addresses it judged (``Target.addresses``); the
 caller connects only to those (``Target.pinned``) and sends the name only as the Host header
 and TLS server name, so a DNS answer that changes between the check and the connection (rebinding)
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Container
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -33,6 +39,7 @@ __all__ = [
     "Target",
     "Unresolved",
     "check",
+    "domain_to_ask",
     "host_matches",
     "why_not_public",
 ]
@@ -82,10 +89,17 @@ class HostRules:
     """Domains a deny rule names: never reached, by the URL asked for or through a redirect."""
     asked: tuple[str, ...] = ()
     """Domains an ask rule names: a redirect there is refused, since no one can be asked in mid-fetch."""
+    approved: Container[str] | None = None
+    """The hosts the person approved in this session, when new domains are asked about (below level 3, without
+    ``--yes``): a redirect to any other host is refused. None: any public host may be reached, redirects included."""
 
     def allows(self, host: str) -> bool:
         """An allow rule names ``host``, so its non-public addresses may be reached."""
         return any(host_matches(host, domain) for domain in self.allowed)
+
+    def approves(self, host: str) -> bool:
+        """``host`` may be reached without asking: new domains are not asked about, or it was approved or allowed."""
+        return self.approved is None or host.lower().rstrip(".") in self.approved or self.allows(host)
 
     def refusing(self, host: str, *, redirect: bool) -> str | None:
         """The rule that refuses ``host`` (``deny``, or ``ask`` for a redirect), as written in config; None if none."""
@@ -129,14 +143,17 @@ class Target:
         return None if _literal(self.host) is not None else self.host
 
 
-def check(url: str, hosts: HostRules, *, redirect: bool = False) -> Target:
+def check(url: str, hosts: HostRules, *, redirect: bool = False, origin: str = "") -> Target:
     """Judge ``url`` under ``hosts``: the scheme, the host and every address it resolves to.
 
-    ``redirect`` says the URL came from a ``Location`` header: an ask rule then refuses it too.
+    ``redirect`` says the URL came from a ``Location`` header: an ask rule then refuses it too, and so does
+    a host not approved in the session (``HostRules.approves``) unless it is ``origin``, the host of the URL
+    the tool was asked for (already decided), or an address literal that is not public (refused below).
 
     Raises:
-        EgressRefused: not http(s), credentials in the URL, a rule refuses the host, or an address is not
-            public and no allow rule names the host; the message says which, and what would allow it.
+        EgressRefused: not http(s), credentials in the URL, a rule refuses the host, a redirect leads to a host
+            not approved, or an address is not public and no allow rule names the host; the message says which,
+            and what would allow it.
         Unresolved: the host has no address.
     """
     scheme, host, port, path = _split(url)
@@ -144,6 +161,11 @@ def check(url: str, hosts: HostRules, *, redirect: bool = False) -> Target:
     if rule is not None:
         where = "a redirect to " if redirect else ""
         raise EgressRefused(f"refused: {where}{host} is forbidden by the rule {rule} in [permissions].")
+    if redirect and host != origin and not hosts.approves(host) and not _inside(host):
+        raise EgressRefused(
+            f"refused: {host} was not approved in this session (a redirect to {url}); "
+            f"fetch {url} itself to ask the user about {host}."
+        )
     addresses = _resolve(host, port)
     if not hosts.allows(host):
         for address in addresses:
@@ -151,6 +173,21 @@ def check(url: str, hosts: HostRules, *, redirect: bool = False) -> Target:
             if why is not None:
                 raise EgressRefused(_refusal(url, host, address, why, redirect))
     return Target(url, scheme, host, port, tuple(dict.fromkeys(str(address) for address in addresses)), path)
+
+
+def domain_to_ask(url: str | None) -> str | None:
+    """The host a question about a new domain names for ``url`` (ASCII, lower case); None when there is none to ask.
+
+    None for what the check refuses without asking anyone: not an http(s) URL, credentials in it, or an
+    address literal that is not public (only an allow rule reaches one).
+    """
+    if url is None:
+        return None
+    try:
+        host = _split(url)[1]
+    except EgressRefused:
+        return None
+    return None if _inside(host) else host
 
 
 def why_not_public(address: IPAddress) -> str | None:
@@ -236,6 +273,12 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
     if not addresses:
         raise Unresolved(f"{host} has no IPv4 or IPv6 address.")
     return addresses
+
+
+def _inside(host: str) -> bool:
+    """``host`` is written as an address that is not public (known without asking a resolver)."""
+    literal = _literal(host)
+    return literal is not None and why_not_public(literal) is not None
 
 
 def _literal(host: str) -> IPAddress | None:

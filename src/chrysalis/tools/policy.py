@@ -22,7 +22,8 @@ The questions it answers, and who asks:
     judged(tool)                 whether ``--judge`` reviews a call the policy does not deny (the gate)
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
-    hosts                        which hosts the web tools may reach at non-public addresses (``ToolContext.hosts``)
+    hosts                        the hosts web tools reach unasked, or at non-public addresses (``ToolContext.hosts``)
+    remember(decision)           what a yes approved beyond its call: a new domain, for the session (the gate)
     check_writable               whether the final test check may (``chrysalis.agent.verify``)
     narrowed(level=, mode=)      a sub-agent's, an HTTP request's or an editor's policy: only ever narrower
     modes_within()               the modes ``narrowed`` accepts (what an editor may switch to over ACP)
@@ -30,17 +31,17 @@ The questions it answers, and who asks:
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.config.narrowing import MODE_EFFECTS, level_narrows, mode_narrows, modes_within
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.domains import ApprovedDomains, domain_question, host_rules, new_domain
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
+from chrysalis.tools.pathkinds import is_doc_path, is_test_path
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
@@ -59,20 +60,8 @@ __all__ = [
 
 
 _JUDGED_EFFECTS: frozenset[Effect] = frozenset({"write", "shell", "network"})
-_DOC_PATTERNS = ("*.md", "*.markdown", "*.rst", "*.txt", "*.adoc", "docs/*", "doc/*", "plans/*")
 FILE_TOOLS = ("write_file", "edit_file", "apply_patch")
 """The tools that write files: their rules (and ``*``'s) also judge a patch written without them (``may_write``)."""
-_TEST_PATTERNS = (
-    "test_*.py",
-    "*_test.py",
-    "tests/*",
-    "test/*",
-    "conftest.py",
-    "*.test.*",
-    "*.spec.*",
-    "pytest.ini",
-    "tox.ini",
-)
 
 
 Reason = Literal["level", "mode", "rule", "protected_test", "confirmation", "judge", "allowed"]
@@ -92,6 +81,8 @@ class Decision:
     """The config rule that decided, when ``by == "rule"`` (or an allow rule that skipped the confirmation)."""
     allow_with: str | None = None
     """What would allow the call: ``--level 3``, ``--mode code``, ``--yes``; None when nothing would."""
+    domain: str | None = None
+    """The web tools' domain, new to the session, that a yes approves for the rest of it (``Policy.remember``)."""
 
     @property
     def allowed(self) -> bool:
@@ -116,10 +107,12 @@ class Policy:
     auto_approve: bool = False
     protect_tests: bool = False
     rules: tuple[Rule, ...] = ()
+    domains: ApprovedDomains = field(default_factory=ApprovedDomains, compare=False)
+    """The domains the person approved in the session (``AgentSession.domains``): they outlive this run's policy."""
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Policy:
-        """The policy of a run with ``settings``: their security concern."""
+    def from_settings(cls, settings: Settings, domains: ApprovedDomains | None = None) -> Policy:
+        """The policy of a run with ``settings``: their security concern; ``domains``: the session's approvals."""
         security = settings.security
         rules = tuple(Rule.parse(text, cast(Action, action), source) for action, text, source in security.permissions)
         return cls(
@@ -128,6 +121,7 @@ class Policy:
             auto_approve=security.yes,
             protect_tests=security.protect_tests,
             rules=rules,
+            domains=ApprovedDomains() if domains is None else domains,
         )
 
     def offers(self, tool: ToolSpec) -> bool:
@@ -149,7 +143,8 @@ class Policy:
 
         Order: the level, then the mode, then deny rules, then protected tests, then ask rules,
         then allow rules (which skip the confirmation, never raise the level), then the
-        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``. A tool whose
+        confirmation the level asks for (writes at 2, commands at 3) unless ``--yes``, then a web
+        domain new to the session (below level 3, unless ``--yes``; ``tools/domains.py``). A tool whose
         writes are each judged when made (``ToolSpec.writes_through_policy``: ``repair``) needs no
         confirmation of its own, and a deny rule of a whole file tool refuses it.
         """
@@ -213,7 +208,22 @@ class Policy:
                 by="confirmation",
                 allow_with="--yes",
             )
-        return Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
+        asked_domain = None if allowed else self._new_domain(tool, args)
+        return asked_domain or Decision("allow", by="rule" if allowed else "allowed", rule=allowed)
+
+    def _new_domain(self, tool: ToolSpec, args: Any) -> Decision | None:
+        """The question about the domain a web call reaches, when the session has not approved it; None: none."""
+        url = tool.reaches(args)
+        host = new_domain(url, self.hosts)
+        if url is None or host is None:
+            return None
+        reason = domain_question(tool.name, host, url)
+        return Decision("ask", reason, by="confirmation", allow_with="--yes", domain=host)
+
+    def remember(self, decision: Decision) -> None:
+        """Keep what the person's yes to ``decision`` approved beyond its call: a new domain, for the session."""
+        if decision.domain is not None:
+            self.domains.approve(decision.domain)
 
     def _needs_confirmation(self, tool: ToolSpec) -> bool:
         if tool.writes_through_policy:  # each write it makes is judged (and asked about) when it is made
@@ -250,18 +260,15 @@ class Policy:
 
     @property
     def hosts(self) -> HostRules:
-        """The hosts the web tools may reach at any address, and those they never reach (``ToolContext.hosts``).
+        """The hosts the web tools may reach at any address, unasked, and never (``ToolContext.hosts``).
 
         Read from the ``domain:`` rules of ``web_fetch`` and ``*``: an allow rule ``web_fetch(domain:127.0.0.1)``
         lets both web tools reach that host at a loopback or private address (with ``--yes`` or without, nothing
         else does); deny rules refuse the host also behind a redirect, and ask rules refuse a redirect there
-        (the URL asked for was already asked about by ``decide``). ``chrysalis.tools.egress`` applies them.
+        (the URL asked for was already asked about by ``decide``). Below level 3 without ``--yes`` it carries the
+        session's approved domains, and a redirect elsewhere is refused. ``chrysalis.tools.egress`` applies them.
         """
-        domains: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
-        for rule in self.rules:
-            if rule.tool in ("*", "web_fetch") and rule.specifier and rule.specifier.startswith("domain:"):
-                domains[rule.action].append(rule.specifier.removeprefix("domain:"))
-        return HostRules(allowed=tuple(domains["allow"]), denied=tuple(domains["deny"]), asked=tuple(domains["ask"]))
+        return host_rules(self.rules, self.domains if self.level < 3 and not self.auto_approve else None)
 
     def narrowed(self, *, level: int | None = None, mode: str | None = None, asker: str = "A sub-agent") -> Policy:
         """A narrower policy: this one with a level no higher and a mode whose effects this mode has.
@@ -359,20 +366,3 @@ def _test_denial(tool: ToolSpec, args: Any, protect_tests: bool) -> str | None:
         f"Test files are protected: {', '.join(tests)} may not be changed. Make the tests pass by fixing "
         "the code under test. (A user can allow test edits with protect_tests = false in .chrysalis/config.toml.)"
     )
-
-
-def _matches(path: str, patterns: tuple[str, ...]) -> bool:
-    pure = PurePosixPath(path.replace("\\", "/"))
-    parts = pure.parts
-    candidates = [pure.name, str(pure)] + ["/".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatch.fnmatch(c, pattern) for c in candidates for pattern in patterns)
-
-
-def is_doc_path(path: str) -> bool:
-    """Plan and documentation files: the only writes allowed in architect mode."""
-    return _matches(path, _DOC_PATTERNS)
-
-
-def is_test_path(path: str) -> bool:
-    """Test files, which the agent may not edit to make tests pass."""
-    return _matches(path, _TEST_PATTERNS)

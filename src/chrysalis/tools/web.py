@@ -102,6 +102,8 @@ class _Refused(ToolError):
 def _get(url: str, hosts: HostRules) -> _Page:
     """GET ``url`` through the egress check, following up to ``MAX_REDIRECTS`` redirects, each checked again.
 
+    A redirect back to ``url``'s own host needs no approval of its own: the call was decided for that host.
+
     Raises:
         _Refused: the check refused a hop (its message says why).
         ToolError: there was no connection ('the network is
@@ -111,11 +113,12 @@ def _get(url: str, hosts: HostRules) -> _Page:
 
     try:
         target = check(url, hosts)
+        origin = target.host
         for _hop in range(MAX_REDIRECTS + 1):
             page, location = _get_checked(target)
             if location is None:
                 return page
-            target = check(urljoin(target.url, location), hosts, redirect=True)
+            target = check(urljoin(target.url, location), hosts, redirect=True, origin=origin)
     except EgressRefused as exc:
         raise _Refused(str(exc)) from None
     except (Unresolved, httpx.ConnectError, httpx.ConnectTimeout, httpx.NetworkError, httpx.ProxyError) as exc:
@@ -208,6 +211,7 @@ web_fetch = ToolSpec(
     effect="network",
     level=1,
     run=_web_fetch,
+    reaches=lambda args: getattr(args, "url", None),
 )
 
 
@@ -298,6 +302,7 @@ def make_web_search(endpoint: str = DUCKDUCKGO_URL) -> ToolSpec:
         effect="network",
         level=1,
         run=run,
+        reaches=lambda _args: endpoint,  # the provider's domain is asked about once, like any other
     )
 
 

@@ -1,4 +1,9 @@
-"""A call the policy asks about runs only when a person approves it; with no one to ask, it is refused."""
+"""A call the policy asks about runs only when a person approves it; with no one to ask, it is refused.
+
+A yes to a web domain new to the session is remembered by the policy (``Policy.remember``), so that
+domain is not asked about again in the session; a no is the model's tool error, "refused: HOST was
+not approved: the user declined it."
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import Any
 from chrysalis.agent.gate.call import Call, Wrapper
 from chrysalis.events import ApprovalRequest, Event
 from chrysalis.tools.base import ToolResult
-from chrysalis.tools.policy import Decision
+from chrysalis.tools.policy import Decision, Policy
 
 __all__ = ["ApprovalTools", "Approver", "Asking", "one_at_a_time", "rerun_hint"]
 
@@ -30,7 +35,10 @@ class Asking:
     async def ask(
         self, call_id: str, tool: str, args: dict[str, Any], decision: Decision, *, done: str = "run"
     ) -> str | None:
-        """None when approved, else the refusal: "REASON It was not DONE: the user declined it." (or: no one could)."""
+        """None when approved, else the refusal: "REASON It was not DONE: the user declined it." (or: no one could).
+
+        A new web domain's refusal names the domain instead: "refused: HOST was not approved: the user declined it."
+        """
         approved = self.approver is not None and await self.approver(tool, args, decision.reason)
         self.emit(
             ApprovalRequest(
@@ -40,6 +48,8 @@ class Asking:
         if approved:
             return None
         how = "the user declined it" if self.approver else f"no one can approve it here{rerun_hint(decision)}"
+        if decision.domain is not None:
+            return f"refused: {decision.domain} was not approved: {how}."
         return f"{decision.reason} It was not {done}: {how}."
 
 
@@ -57,6 +67,8 @@ class ApprovalTools(Wrapper):
     """Runs a call its decision allows; one it asks about runs only if approved (a refusal counts as a denial)."""
 
     asking: Asking
+    policy: Policy
+    """The run's, which remembers what a yes approved beyond the call (a new web domain, for the session)."""
 
     async def call(self, call: Call) -> ToolResult:
         """Run the call when allowed or approved; its outcome is ``allow``, ``approved`` or ``declined``."""
@@ -64,6 +76,7 @@ class ApprovalTools(Wrapper):
             refusal = await self.asking.ask(call.id, call.spec.name, call.raw, call.decision)
             if refusal is not None:
                 return call.refuse(refusal, "declined")
+            self.policy.remember(call.decision)
             call.outcome = "approved"
         else:
             call.outcome = "allow"

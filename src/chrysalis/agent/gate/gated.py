@@ -74,7 +74,7 @@ class GatedTools:
         self._run = RunTools(context=context)
         self._checkpoint = CheckpointTools(inner=self._run, snapshot=command_snapshot, context=context)
         durable = DurableTools(inner=self._checkpoint, durability=durability)
-        self._approval = ApprovalTools(inner=durable, asking=Asking(approver, run_id, emit))
+        self._approval = ApprovalTools(inner=durable, asking=Asking(approver, run_id, emit), policy=policy)
         self._judge = JudgeTools(
             inner=self._approval, judge=judge, policy=policy, context=context, run_id=run_id, emit=emit
         )
@@ -193,6 +193,7 @@ class GatedTools:
     def policy(self, policy: Policy) -> None:
         self._policy.policy = policy
         self._judge.policy = policy
+        self._approval.policy = policy
 
     @property
     def guards(self) -> RunGuards:
