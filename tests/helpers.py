@@ -191,6 +191,20 @@ def chrysalis(
     )
 
 
+def read_terminal(fd: int) -> str:
+    """Everything a pseudo-terminal's primary side ``fd`` gets until the other side closes."""
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the terminal's other side closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def scripted(base_url: str, model: str = "scripted") -> tuple[str, ...]:
     """The flags that point a ``chrysalis`` command at a ``ScriptedOpenAIServer``: ``--base-url URL --model NAME``."""
     return ("--base-url", base_url, "--model", model)

@@ -19,22 +19,9 @@ from pathlib import Path
 import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer
-from tests.helpers import CHRYSALIS, CLI_HANG_GUARD
+from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, read_terminal
 
 LONG = "a-project-folder-with-a-name-long-enough-that-its-config-path-passes-eighty-columns"
-
-
-def _read_all(fd: int) -> str:
-    chunks: list[bytes] = []
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the terminal's other side closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 def _on_a_pipe(args: list[str], cwd: Path) -> tuple[int, str]:
@@ -53,7 +40,7 @@ def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
         [*CHRYSALIS, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=secondary
     )
     os.close(secondary)
-    screen = _read_all(primary)
+    screen = read_terminal(primary)
     os.close(primary)
     return process.wait(timeout=CLI_HANG_GUARD), screen.replace("\r\n", "\n")
 
@@ -69,16 +56,6 @@ def project(workspace: Path) -> Path:
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_a_broken_config_file_is_named_whole_on_stderr(project: Path, runner: str) -> None:
-    config = project / ".chrysalis" / "config.toml"
-    config.write_text("level = 7\n")
-    code, stderr = RUNNERS[runner](["config", "show"], project)
-    assert code == 2, stderr
-    assert f"{config}:1" in stderr
-    assert "Traceback" not in stderr
-
-
-@pytest.mark.parametrize("runner", RUNNERS)
 def test_a_broken_mcp_file_during_a_run_is_named_whole_on_stderr(project: Path, runner: str) -> None:
     servers = project / ".chrysalis" / "mcp.json"
     servers.write_text('{"mcpServers": {"x": {"command": "true",}}}\n')
@@ -91,10 +68,21 @@ def test_a_broken_mcp_file_during_a_run_is_named_whole_on_stderr(project: Path, 
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_an_untrusted_folders_warning_names_the_file_whole_on_stderr(project: Path, runner: str) -> None:
+@pytest.mark.parametrize(
+    ("config_text", "exit_code", "said"),
+    [
+        ("level = 7\n", 2, "bad value 7 for 'level'"),  # an error
+        ("yes = true\n", 0, "chrysalis trust"),  # an untrusted folder's warning
+    ],
+    ids=["error", "warning"],
+)
+def test_a_config_files_error_or_warning_names_it_whole_on_stderr(
+    project: Path, runner: str, config_text: str, exit_code: int, said: str
+) -> None:
     config = project / ".chrysalis" / "config.toml"
-    config.write_text("yes = true\n")
+    config.write_text(config_text)
     code, stderr = RUNNERS[runner](["config", "show"], project)
-    assert code == 0, stderr
+    assert code == exit_code, stderr
     assert f"{config}:1" in stderr
-    assert "chrysalis trust" in stderr
+    assert said in stderr
+    assert "Traceback" not in stderr

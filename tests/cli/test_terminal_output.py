@@ -8,20 +8,7 @@ import subprocess
 from pathlib import Path
 
 from chrysalis.llm.testing import ScriptedOpenAIServer
-from tests.helpers import CHRYSALIS, CLI_HANG_GUARD
-
-
-def _read_all(fd: int) -> str:
-    chunks: list[bytes] = []
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the terminal's other side closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", errors="replace")
+from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, read_terminal
 
 
 def test_a_run_on_a_terminal_shows_no_banner_of_the_libraries(chrysalis_home: Path, workspace: Path) -> None:
@@ -38,7 +25,7 @@ def test_a_run_on_a_terminal_shows_no_banner_of_the_libraries(chrysalis_home: Pa
             stderr=secondary,
         )
         os.close(secondary)
-        screen = _read_all(primary)
+        screen = read_terminal(primary)
         assert process.wait(timeout=CLI_HANG_GUARD) == 0, screen
     os.close(primary)
     assert "all done" in screen
