@@ -214,7 +214,7 @@ class Policy:
     def _new_domain(self, tool: ToolSpec, args: Any) -> Decision | None:
         """The question about the domain a web call reaches, when the session has not approved it; None: none."""
         url = tool.reaches(args)
-        host = new_domain(url, self.hosts)
+        host = None if url is None else new_domain(url, self.hosts)
         if url is None or host is None:
             return None
         reason = domain_question(tool.name, host, url)
