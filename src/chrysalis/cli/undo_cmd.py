@@ -42,13 +42,23 @@ def _print_tree(stores: Stores, tree: RunTree, console: Console) -> None:
     """One line per run, indented under the run that started it; then what undo would restore in all."""
     for run in tree.runs:
         files = len(stores.checkpoints.changed(tree.workspace, (run.run_id,))) if run.changed else 0
-        task = run.task or "(task not recorded)"
-        short = task if len(task) <= TASK_CHARS else task[: TASK_CHARS - 1] + "…"
+        short = _one_line(run.task or "(task not recorded)")
         undone = "  (undone)" if run.undone else ""
-        console.print(f"{'  ' * run.depth}{run.run_id}  {files} file(s)  {short}{undone}", markup=False)
+        console.print(f"{'  ' * run.depth}{run.run_id}  {files} file(s)  {short}{undone}", markup=False, soft_wrap=True)
     total = len(stores.checkpoints.changed(tree.workspace, tree.undoable))
     console.print(
         f"chrysalis undo would restore {total} file(s) of {len(tree.undoable)} run(s), newest first: "
         f"{', '.join(tree.undoable)}. Nothing was changed.",
         markup=False,
+        soft_wrap=True,  # one line per run, however narrow the terminal: the tree stays readable and greppable
     )
+
+
+def _one_line(task: str) -> str:
+    """The task on one line of at most ``TASK_CHARS``, control characters shown as ``?``.
+
+    A leaf's task is the planner model's text: it must not break the tree's lines or reach the terminal
+    as an escape sequence.
+    """
+    flat = "".join(ch if ch.isprintable() else "?" for ch in " ".join(task.split()))
+    return flat if len(flat) <= TASK_CHARS else flat[: TASK_CHARS - 1] + "…"
