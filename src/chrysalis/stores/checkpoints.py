@@ -16,7 +16,8 @@ tool and later changed by a command gets the tool's snapshot back, a file a comm
 tool later rewrote gets the tree from before that command. Files the run created are deleted (and
 the folders made for them, once empty); paths the run never changed are never touched, nor are
 ignored ones (``.venv``, ``node_modules``) unless a file tool wrote them. Commits stay in the git
-history: undo restores the files, and the report says where HEAD was before.
+history: undo restores the files, and the report says where HEAD was before. ``restore`` does the
+same for several runs as one (a run and its sub-runs, ``run_tree.py``): earliest state among them all.
 """
 
 from __future__ import annotations
