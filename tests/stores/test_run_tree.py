@@ -137,3 +137,26 @@ def test_files_the_user_changed_since_are_restored_as_undo_of_one_run_does(store
 
     assert (workspace / "calc.py").read_text() == "original"
     assert (workspace / "mine.txt").read_text() == "never touched by a run"
+
+
+def test_commands_of_parent_and_child_are_undone_together_with_the_earliest_state(
+    stores: Stores, workspace: Path
+) -> None:
+    (workspace / "calc.py").write_text("original\n")
+    (workspace / "keep.txt").write_text("keep\n")
+    start(stores, "parent")
+    start(stores, "child", parent="parent")
+    with stores.checkpoints.around_command("child", workspace, "shell"):  # the child's command comes first
+        (workspace / "calc.py").write_text("by the child's command\n")
+        (workspace / "keep.txt").unlink()
+    with stores.checkpoints.around_command("parent", workspace, "shell"):
+        (workspace / "calc.py").write_text("by the parent's command\n")
+        (workspace / "made.txt").write_text("made\n")
+    write(stores, "child", workspace, "calc.py", "by the child's file tool\n")
+
+    tree = find_tree(stores.db, stores.checkpoints, workspace, None)
+    assert len(stores.checkpoints.changed(workspace, tree.undoable)) == 3
+    undo(stores, workspace)
+
+    assert sorted(p.name for p in workspace.iterdir()) == ["calc.py", "keep.txt"]
+    assert (workspace / "calc.py").read_text() == "original\n" and (workspace / "keep.txt").read_text() == "keep\n"
