@@ -1,4 +1,4 @@
-"""Small commands: ``stats``, ``undo``, ``models`` and ``models fetch``."""
+"""Small commands: ``stats``, ``models`` and ``models fetch``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.console import Console
 from chrysalis.config import SettingFlags, chrysalis_home, load_settings
 from chrysalis.stores import Stores
 
-__all__ = ["models_fetch_command", "models_list_command", "stats_command", "undo_command"]
+__all__ = ["models_fetch_command", "models_list_command", "stats_command"]
 
 
 def stats_command() -> int:
@@ -19,20 +19,6 @@ def stats_command() -> int:
 
     with Stores.open(chrysalis_home()) as stores:
         render_stats(stores, Console())
-    return 0
-
-
-def undo_command(flags: SettingFlags, run_id: str | None) -> int:
-    """Restore the files a run changed, with its tools and its commands; say what undo leaves as it is."""
-    settings = load_settings(flags)
-    with Stores.open(settings.home) as stores:
-        report = stores.checkpoints.undo(settings.workspace, run_id)
-    console = Console(highlight=False)
-    for path in report.restored:
-        console.print(f"restored {path}")
-    console.print(f"undid {len(report.restored)} file(s) of run {report.run_id}")
-    for note in report.notes():
-        console.print(note)
     return 0
 
 

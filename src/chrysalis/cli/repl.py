@@ -21,6 +21,7 @@ from chrysalis.capabilities.subscriptions.following import BadSubscription
 from chrysalis.cli.render import RichRenderer, print_warnings
 from chrysalis.config import TABLE, SettingFlags, coerce_value, load_settings
 from chrysalis.errors import ChrysalisError, ConfigError, UsageError
+from chrysalis.stores.run_tree import undo_tree
 
 __all__ = ["LIVE_SETTINGS", "SLASH_COMMANDS", "Repl", "repl_command", "show_subscriptions"]
 
@@ -32,7 +33,7 @@ SLASH_COMMANDS: dict[str, str] = {
     **{f"/{key}": f"show or set the {key}: /{key} {TABLE[key].hint}" for key in LIVE_SETTINGS},
     "/context": "show what the conversation holds (messages, estimated tokens, prompt size)",
     "/compact": "summarise the older turns (the model writes it) and keep the last two, to free context",
-    "/undo": "restore the files the last task changed (by its tools and its commands)",
+    "/undo": "restore the files the last task changed (by its tools, its commands and the sub-agents it started)",
     "/cost": "show tokens and USD spent in this session",
     "/evolve": "learn lessons from failed runs; kept only if a judge scores them better (/evolve history)",
     "/resume": "go on with an earlier session of this folder: /resume ID (without ID: list them)",
@@ -141,7 +142,8 @@ class Repl:
 
     def _undo(self, _argument: str) -> None:
         settings = self.session.settings
-        report = self.session.stores.checkpoints.undo(settings.workspace, None)
+        stores = self.session.stores
+        report = undo_tree(stores.db, stores.checkpoints, settings.workspace, None)
         self.console.print(f"restored {len(report.restored)} file(s): " + ", ".join(str(p) for p in report.restored))
         for note in report.notes():
             self.console.print(note)

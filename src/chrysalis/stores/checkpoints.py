@@ -16,16 +16,15 @@ tool and later changed by a command gets the tool's snapshot back, a file a comm
 tool later rewrote gets the tree from before that command. Files the run created are deleted (and
 the folders made for them, once empty); paths the run never changed are never touched, nor are
 ignored ones (``.venv``, ``node_modules``) unless a file tool wrote them. Commits stay in the git
-history: undo restores the files, and the report says where HEAD was before.
+history: undo restores the files, and the report says where HEAD was before. ``restore`` does the
+same for several runs as one (a run and its sub-runs, ``run_tree.py``): earliest state among them all.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +32,14 @@ from pathlib import Path, PurePosixPath
 
 from chrysalis.errors import UsageError
 from chrysalis.stores.db import Database
+from chrysalis.stores.putback import (
+    GITLINK,
+    delete_created,
+    remove_empty_folders,
+    safe_target,
+    write_bytes,
+    write_entry,
+)
 from chrysalis.stores.shadow import EMPTY_MODE, Change, ShadowRepo, SnapshotUnavailable
 
 __all__ = [
@@ -48,10 +55,6 @@ MAX_CHECKPOINT_BYTES = 20 * 1024 * 1024
 """Files larger than this are not checkpointed, so the agent may not change them."""
 SHADOW_DIRNAME = "shadow"
 """The folder of ``$CHRYSALIS_HOME`` that holds the shadow git stores, one per workspace."""
-_GITLINK = "160000"
-_SYMLINK = "120000"
-_CTIME_SLACK_S = 1.0
-"""File-system clocks are coarse: a file made just after a command started may look a little older."""
 
 
 class CheckpointTooLarge(UsageError):
@@ -86,6 +89,8 @@ class UndoReport:
     """The commit the workspace's repository had checked out before the run's first command or commit ..."""
     head_after: str | None = None
     """... and after its last one; they differ when the run committed (or checked out something else)."""
+    runs: tuple[str, ...] = ()
+    """The runs undone: ``run_id`` alone, or with the sub-agents and decomposition leaves it started."""
 
     @property
     def moved_head(self) -> bool:
@@ -113,6 +118,10 @@ class UndoReport:
                 f"Left in place {len(self.left)} file(s) a command moved or un-ignored rather than created: {names}."
             )
         return notes
+
+
+_Head = str | None
+"""A commit id, or None when there is no repository or no commit yet."""
 
 
 @dataclass(frozen=True)
@@ -244,42 +253,64 @@ class CheckpointStore:
                 command snapshots cannot be read (git missing), or some files could not be restored
                 (the message lists them; the run stays not undone).
         """
-        root = workspace.resolve()
-        key = str(root)
+        key = str(workspace.resolve())
         run_id = self._pick_run(key, run_id)
-        commands = self._commands(run_id, key)
-        repo = self.shadow(root) if commands else None
-        plan = _Plan(blobs=self._file_snapshots(run_id, key))
-        head_after = None
-        if repo is not None:
-            head_after = _plan_commands(plan, repo, commands)
+        return self.restore(workspace, (run_id,), label=run_id)
+
+    def restore(self, workspace: Path, run_ids: tuple[str, ...], *, label: str) -> UndoReport:
+        """Undo ``run_ids`` as one (a run and its sub-runs, ``label`` the top one's id) and mark each undone.
+
+        Each path gets its earliest recorded state among all of them, as ``undo`` does within one run:
+        the same as undoing the runs one by one newest first, and right even when two runs took turns
+        on one file. Everything is planned (command snapshots read) before the first file is touched.
+
+        Raises:
+            UsageError: as ``undo``, once the runs are chosen.
+        """
+        root = workspace.resolve()
+        plan, repo, commands, head_after = self._plan(root, run_ids)
         restored, left, failures = _apply(root, plan, repo)
         for new_dir in sorted({s.new_dir for s, _ in plan.blobs.values() if s.new_dir}, reverse=True):
-            _remove_empty_folders(root / new_dir)
+            remove_empty_folders(root / new_dir)
         if failures:
             raise UsageError(
-                f"Could not restore {len(failures)} file(s) of run {run_id!r} in {root}: {', '.join(failures)}. "
+                f"Could not restore {len(failures)} file(s) of run {label!r} in {root}: {', '.join(failures)}. "
                 "Fix the permissions and run undo again."
             )
         with self._db.write() as conn:
-            conn.execute(
+            conn.executemany(
                 "UPDATE checkpoint_runs SET undone_at = ? WHERE run_id = ? AND workspace = ?",
-                (time.time(), run_id, key),
+                [(time.time(), run_id, str(root)) for run_id in run_ids],
             )
         return UndoReport(
-            run_id=run_id,
+            run_id=label,
             workspace=root,
             restored=tuple(sorted(restored)),
             left=tuple(sorted(left)),
             head_before=commands[0].head_before if commands else None,
             head_after=head_after,
+            runs=run_ids,
         )
 
-    def _file_snapshots(self, run_id: str, key: str) -> dict[str, tuple[_Snapshot, float]]:
-        rows = self._db.read(
+    def changed(self, workspace: Path, run_ids: tuple[str, ...]) -> tuple[Path, ...]:
+        """The paths ``restore`` would put back for ``run_ids`` (absolute, sorted); changes nothing in ``workspace``."""
+        root = workspace.resolve()
+        plan = self._plan(root, run_ids)[0]
+        return tuple(root / rel for rel in sorted({*plan.blobs, *plan.tree}))
+
+    def _plan(self, root: Path, run_ids: tuple[str, ...]) -> tuple[_Plan, ShadowRepo | None, list[_Command], _Head]:
+        """What undoing ``run_ids`` restores, the shadow store it reads, their commands and HEAD after them."""
+        commands = self._commands(run_ids, str(root))
+        repo = self.shadow(root) if commands else None
+        plan = _Plan(blobs=self._file_snapshots(run_ids, str(root)))
+        head_after = _plan_commands(plan, repo, commands) if repo is not None else None
+        return plan, repo, commands, head_after
+
+    def _file_snapshots(self, run_ids: tuple[str, ...], key: str) -> dict[str, tuple[_Snapshot, float]]:
+        rows = self._db.read(  # newest first, so that each path's earliest snapshot is the one kept
             "SELECT path, existed, content, mode, new_dir, created_at FROM checkpoint_files"
-            " WHERE run_id = ? AND workspace = ?",
-            (run_id, key),
+            f" WHERE run_id IN ({_marks(run_ids)}) AND workspace = ? ORDER BY created_at DESC",
+            (*run_ids, key),
         )
         return {
             str(row["path"]): (
@@ -289,11 +320,11 @@ class CheckpointStore:
             for row in rows
         }
 
-    def _commands(self, run_id: str, key: str) -> list[_Command]:
+    def _commands(self, run_ids: tuple[str, ...], key: str) -> list[_Command]:
         rows = self._db.read(
             "SELECT seq, before_tree, after_tree, head_before, head_after, created_at FROM checkpoint_commands"
-            " WHERE run_id = ? AND workspace = ? ORDER BY seq",
-            (run_id, key),
+            f" WHERE run_id IN ({_marks(run_ids)}) AND workspace = ? ORDER BY created_at, seq",
+            (*run_ids, key),
         )
         return [
             _Command(
@@ -351,6 +382,11 @@ class CheckpointStore:
         return list(runs.values())
 
 
+def _marks(values: tuple[str, ...]) -> str:
+    """The ``?`` placeholders of an ``IN (...)`` list of ``values``."""
+    return ", ".join("?" * len(values))
+
+
 def _relative(root: Path, target: Path) -> str:
     try:
         return target.relative_to(root).as_posix()
@@ -376,37 +412,12 @@ def _read_snapshot(target: Path, rel: str) -> _Snapshot:
 
 def _restore(root: Path, snap: _Snapshot) -> Path:
     """Put one file back: its old bytes via an atomic replace, or no file at all if it did not exist."""
-    target = _safe_target(root, snap.rel)
+    target = safe_target(root, snap.rel)
     if not snap.existed:
         target.unlink(missing_ok=True)
         return target
-    _write_bytes(target, snap.content or b"", snap.mode)
+    write_bytes(target, snap.content or b"", snap.mode)
     return target
-
-
-def _write_bytes(target: Path, content: bytes, mode: int | None) -> None:
-    """Replace ``target`` atomically (a new file renamed over it, so no link is ever written through)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".undo")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _safe_target(root: Path, rel: str) -> Path:
-    """``root / rel``, after checking that no folder on the way is a link (undo never writes through one)."""
-    folder = root
-    for part in PurePosixPath(rel).parts[:-1]:
-        folder = folder / part
-        if folder.is_symlink():
-            raise OSError(f"{folder.relative_to(root)} is a link now; undo does not write through it")
-    return root / rel
 
 
 def _open_run(conn: sqlite3.Connection, run_id: str, key: str, now: float) -> None:
@@ -451,7 +462,7 @@ def _apply(root: Path, plan: _Plan, repo: ShadowRepo | None) -> tuple[list[Path]
     """
     done = _Outcome(root)
     contents = (
-        repo.read_blobs([c.blob for c, _ in plan.tree.values() if c.mode not in (EMPTY_MODE, _GITLINK)])
+        repo.read_blobs([c.blob for c, _ in plan.tree.values() if c.mode not in (EMPTY_MODE, GITLINK)])
         if (repo is not None)
         else {}
     )
@@ -486,61 +497,12 @@ class _Outcome:
                 return
             change, started = plan.tree[rel]
             if change.mode == EMPTY_MODE:
-                done = _delete_created(self.root, rel, started)
+                done = delete_created(self.root, rel, started)
             else:
-                done = _write_entry(self.root, change, contents)
+                done = write_entry(self.root, change, contents)
             (self.restored if done else self.left).append(self.root / rel)
         except OSError as exc:
             self.failures.append(f"{rel} ({exc.strerror or exc})")
-
-
-def _delete_created(root: Path, rel: str, started: float) -> bool:
-    """Delete a file a command created, and the folders left empty; False when it is not the run's to delete.
-
-    A file older than the command (by its inode change time) was not created by it: it was moved
-    in from an ignored folder, or a changed ``.gitignore`` let the snapshot see it. Undo leaves it.
-    """
-    target = _safe_target(root, rel)
-    try:
-        info = target.lstat()
-    except FileNotFoundError:
-        return True
-    if stat.S_ISDIR(info.st_mode) or info.st_ctime < started - _CTIME_SLACK_S:
-        return False
-    target.unlink()
-    folder = target.parent
-    while folder != root:
-        try:
-            folder.rmdir()
-        except OSError:  # not empty: the user's, or still holding other files
-            break
-        folder = folder.parent
-    return True
-
-
-def _write_entry(root: Path, change: Change, contents: dict[str, bytes]) -> bool:
-    """Put back a file or link as the snapshot before the command had it; False for a nested repository."""
-    if change.mode == _GITLINK:
-        return False
-    target = _safe_target(root, change.path)
-    if change.mode == _SYMLINK:
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(os.fsdecode(contents[change.blob]))
-        return True
-    _write_bytes(target, contents[change.blob], _mode_for(target, executable=change.mode == "100755"))
-    return True
-
-
-def _mode_for(target: Path, *, executable: bool) -> int:
-    """The file's permissions now with the executable bits git recorded (git keeps no other bits)."""
-    try:
-        info = target.lstat()
-    except FileNotFoundError:
-        return 0o755 if executable else 0o644
-    current = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else 0o644
-    return current | ((current & 0o444) >> 2) if executable else current & ~0o111
 
 
 def _topmost_missing_folder(target: Path, rel: str) -> str | None:
@@ -551,12 +513,3 @@ def _topmost_missing_folder(target: Path, rel: str) -> str | None:
         missing = rel_folder.as_posix()
         folder, rel_folder = folder.parent, rel_folder.parent
     return missing
-
-
-def _remove_empty_folders(top: Path) -> None:
-    """Remove ``top`` and the folders below it, bottom up, wherever nothing is left in them."""
-    if not top.is_dir() or top.is_symlink():
-        return
-    for folder, _, _ in os.walk(top, topdown=False):
-        with contextlib.suppress(OSError):  # not empty (or not ours to remove): keep it
-            Path(folder).rmdir()

@@ -207,11 +207,18 @@ def stats() -> None:
 def undo(
     workspace: WorkspaceOpt = None,
     run_id: Annotated[str | None, typer.Option("--run", help="The run to undo (default: the latest).")] = None,
+    list_only: Annotated[
+        bool,
+        typer.Option(
+            "--list",
+            help="Show the tree undo would restore (the run, the runs it started, files each); change nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Restore the files the latest run (or --run ID) changed in this workspace."""
-    from chrysalis.cli.misc_cmds import undo_command
+    from chrysalis.cli.undo_cmd import undo_command
 
-    raise typer.Exit(guarded(lambda: undo_command(config_flags(workspace=workspace), run_id)))
+    raise typer.Exit(guarded(lambda: undo_command(config_flags(workspace=workspace), run_id, list_only=list_only)))
 
 
 @sessions_app.callback()
