@@ -315,7 +315,6 @@ def test_a_client_that_goes_away_mid_prompt_ends_the_agent_and_keeps_the_convers
 def test_the_editors_mcp_server_is_started_and_its_tool_runs_after_approval(
     project: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
     demo = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_demo_server.py"
     script: list[ScriptedReply | str] = [ScriptedReply.tool_call("mcp__demo__shout", {"text": "hi"}), "It said HI."]
     client = Client("allow_once")
@@ -323,7 +322,8 @@ def test_the_editors_mcp_server_is_started_and_its_tool_runs_after_approval(
     async def scenario(server: ScriptedOpenAIServer) -> str:
         env = {**model_env(server), "CHRYSALIS_LEVEL": "3"}  # an MCP tool needs level 3 unless config lowers it
         async with serve(client, chrysalis_home, tmp_path, **env) as (conn, _):
-            editor_server = McpServerStdio(name="demo", command=sys.executable, args=[str(demo), str(calls)], env=[])
+            source = demo.read_text(encoding="utf-8")  # as -c: the server's sandbox does not show the tests' folder
+            editor_server = McpServerStdio(name="demo", command=sys.executable, args=["-c", source], env=[])
             session = await conn.new_session(cwd=str(project), mcp_servers=[editor_server])
             return await ask(conn, session.session_id, "Shout hi")
 
@@ -332,6 +332,8 @@ def test_the_editors_mcp_server_is_started_and_its_tool_runs_after_approval(
 
     assert stop == "end_turn"
     assert [call.title for call, _ in client.permissions] == ["mcp__demo__shout(text=hi)"]
-    assert [json.loads(line) for line in calls.read_text().splitlines()] == [{"tool": "shout", "args": {"text": "hi"}}]
+    logged = (chrysalis_home / "logs" / "mcp-demo.log").read_text().splitlines()  # the demo server's calls, on stderr
+    calls = [json.loads(line.removeprefix("CALL ")) for line in logged if line.startswith("CALL ")]
+    assert calls == [{"tool": "shout", "args": {"text": "hi"}}]
     results = [u for u in client.of(ToolCallProgress) if u.status == "completed"]
     assert any("HI" in json.dumps(u.raw_output) for u in results)

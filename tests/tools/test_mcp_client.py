@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -30,8 +31,14 @@ TASK = "shout hello"
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_demo_server.py"
 
 
-def demo_server(calls: Path, **extra: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(DEMO), str(calls)], **extra}
+def demo_server(**extra: Any) -> dict[str, Any]:
+    """The demo server as ``python -c SOURCE``: its sandbox does not show the tests' folder; calls go to its log."""
+    return {"command": sys.executable, "args": ["-c", DEMO.read_text(encoding="utf-8")], **extra}
+
+
+def server_log(name: str = "demo") -> Path:
+    """Where a stdio server's stderr goes, and with it the demo server's record of its calls."""
+    return Path(os.environ["CHRYSALIS_HOME"]) / "logs" / f"mcp-{name}.log"
 
 
 def write_config(path: Path, servers: dict[str, Any]) -> Path:
@@ -41,7 +48,11 @@ def write_config(path: Path, servers: dict[str, Any]) -> Path:
 
 
 def calls_of(calls: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in calls.read_text().splitlines()] if calls.exists() else []
+    """The calls recorded in a server's log (``CALL {json}`` lines) or in the HTTP server's calls file."""
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    if calls.suffix == ".log":
+        lines = [line.removeprefix("CALL ") for line in lines if line.startswith("CALL ")]
+    return [json.loads(line) for line in lines]
 
 
 def results(events: list[Event]) -> list[ToolResultEvent]:
@@ -51,8 +62,8 @@ def results(events: list[Event]) -> list[ToolResultEvent]:
 def test_the_agent_calls_a_trusted_workspace_servers_tool(
     workspace: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
-    write_config(workspace / ".mcp.json", {"demo": demo_server(calls)})
+    calls = server_log()
+    write_config(workspace / ".mcp.json", {"demo": demo_server()})
     add_trusted(chrysalis_home / "config.toml", workspace)
     script = ScriptedModel([tool("mcp__demo__shout", text="hello"), final("done")])
     result, events = run_agent(workspace, script, TASK, level=3, yes=True)
@@ -68,8 +79,8 @@ def test_the_agent_calls_a_trusted_workspace_servers_tool(
 def test_a_level_too_low_refuses_the_call_and_the_server_never_sees_it(
     workspace: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
-    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(calls)})  # the user's own: no trust needed
+    calls = server_log()
+    write_config(chrysalis_home / "mcp.json", {"demo": demo_server()})  # the user's own: no trust needed
     _, events = run_agent(
         workspace, ScriptedModel([tool("mcp__demo__shout", text="x"), final("gave up")]), TASK, level=2, yes=True
     )
@@ -81,8 +92,8 @@ def test_a_level_too_low_refuses_the_call_and_the_server_never_sees_it(
 def test_config_lowers_one_tools_level_and_an_error_result_is_a_failure(
     workspace: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
-    servers = {"demo": demo_server(calls, tools={"shout": {"level": 0}, "fail": {"level": 0}})}
+    calls = server_log()
+    servers = {"demo": demo_server(tools={"shout": {"level": 0}, "fail": {"level": 0}})}
     script = ScriptedModel([tool("mcp__demo__shout", text="a"), tool("mcp__demo__fail", message="boom"), final("ok")])
     settings = load_settings({"workspace": workspace, "level": 0})
     events: list[Event] = []
@@ -100,8 +111,8 @@ def test_config_lowers_one_tools_level_and_an_error_result_is_a_failure(
 def test_an_untrusted_folders_servers_are_not_started_and_the_user_is_told_how(
     workspace: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
-    write_config(workspace / ".chrysalis" / "mcp.json", {"demo": demo_server(calls)})
+    calls = server_log()
+    write_config(workspace / ".chrysalis" / "mcp.json", {"demo": demo_server()})
     config = load_mcp_config(load_settings({"workspace": workspace}))
     assert config.servers == () and [s.name for s in config.untrusted] == ["demo"]
     _, events = run_agent(
@@ -168,12 +179,12 @@ def test_a_server_that_never_answers_initialize_fails_within_its_timeout(workspa
 def test_mcp_list_json_shows_each_server_its_tools_and_state(
     workspace: Path, chrysalis_home: Path, tmp_path: Path
 ) -> None:
-    calls = tmp_path / "calls.jsonl"
+    calls = server_log()
     write_config(
         chrysalis_home / "mcp.json",
-        {"demo": demo_server(calls, tools={"shout": {"level": 1}}), "ghost": {"command": "no-such-mcp-server-here"}},
+        {"demo": demo_server(tools={"shout": {"level": 1}}), "ghost": {"command": "no-such-mcp-server-here"}},
     )
-    write_config(workspace / ".mcp.json", {"repo": demo_server(calls)})
+    write_config(workspace / ".mcp.json", {"repo": demo_server()})
     done = chrysalis("mcp", "list", "--json", "--workspace", str(workspace))
     assert done.returncode == 1, done.stderr  # a server failed
     servers = {s["name"]: s for s in json.loads(done.stdout)["servers"]}
@@ -196,7 +207,7 @@ def test_server_states_of_nothing_configured_is_empty(workspace: Path) -> None:
 def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_home: Path, tmp_path: Path) -> None:
     write_config(
         chrysalis_home / "mcp.json",
-        {"demo": demo_server(tmp_path / "calls.jsonl"), "ghost": {"command": "no-such-mcp-server-here"}},
+        {"demo": demo_server(), "ghost": {"command": "no-such-mcp-server-here"}},
     )
     write_config(workspace / ".mcp.json", {"repo": {"command": "anything"}})
     report = json.loads(chrysalis("doctor", "--json", "--workspace", str(workspace)).stdout)
@@ -210,8 +221,8 @@ def test_doctor_shows_each_servers_state_and_the_fix(workspace: Path, chrysalis_
 
 
 def test_a_server_that_dies_mid_run_gives_a_failed_result_not_a_hang(workspace: Path, tmp_path: Path) -> None:
-    calls = tmp_path / "calls.jsonl"
-    servers = {"demo": demo_server(calls, level=0)}
+    calls = server_log()
+    servers = {"demo": demo_server(level=0)}
     script = ScriptedModel([tool("mcp__demo__die"), tool("mcp__demo__shout", text="x"), final("ok")])
     settings = load_settings({"workspace": workspace, "level": 0})
     events: list[Event] = []
@@ -298,7 +309,7 @@ def test_precedence_and_variables(workspace: Path, chrysalis_home: Path, monkeyp
 
 def test_mcp_list_text(workspace: Path, chrysalis_home: Path, tmp_path: Path) -> None:
     assert "No MCP servers configured" in chrysalis("mcp", "list", "--workspace", str(workspace)).stdout
-    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(tmp_path / "calls.jsonl", level=1)})
+    write_config(chrysalis_home / "mcp.json", {"demo": demo_server(level=1)})
     done = chrysalis("mcp", "list", "--workspace", str(workspace))
     assert done.returncode == 0, done.stderr
     assert "state: ready" in done.stdout and "mcp__demo__shout  level 1  Return TEXT in capitals." in done.stdout

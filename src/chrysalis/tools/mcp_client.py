@@ -7,6 +7,11 @@ Tools are called from any task through the session. Servers start concurrently; 
 be started, or does not answer ``initialize`` in time, is a ``UsageError`` naming it and its file
 (``McpServers.start``), or a ``failed: reason`` state when listing (``tolerant=True``).
 
+A stdio server runs in the sandbox of shell commands (``mcp_sandbox.py``), with what the run's
+policy gives it (``Policy.server_access``: the workspace writable or not, the network or not); its
+tools then say whether a call may change files (``McpToolSpec.writes_workspace``), and the gate
+puts a call of those between two workspace snapshots, as it does a command (undo covers it).
+
 The server's stderr goes to ``$CHRYSALIS_HOME/logs/mcp-NAME.log``, not to the user's terminal.
 """
 
@@ -16,7 +21,7 @@ import asyncio
 import json
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +31,19 @@ from pydantic import ConfigDict
 
 from chrysalis.errors import UsageError
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.mcp_config import LEVEL_EFFECTS, McpServerConfig
+from chrysalis.tools.mcp_config import LEVEL_EFFECTS, McpServerAccess, McpServerConfig
+from chrysalis.tools.mcp_sandbox import confine_server
+from chrysalis.tools.sandbox import SandboxOptions, SandboxUnavailable
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp_types import CallToolResult, Tool
 
-__all__ = ["McpArgs", "McpServer", "McpServers", "McpToolSpec", "tool_name"]
+__all__ = ["Access", "McpArgs", "McpServer", "McpServers", "McpToolSpec", "tool_name"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+Access = Callable[[McpServerConfig], McpServerAccess]
+"""What a server's sandbox allows (``partial(Policy.server_access, trusted=...)``); a ``UsageError`` refuses it."""
 
 
 class McpArgs(ToolArgs):
@@ -49,6 +58,8 @@ class McpToolSpec(ToolSpec):
 
     input_schema: Mapping[str, Any] = field(default_factory=dict[str, Any])
     server: str = ""
+    writes_workspace: bool = False
+    """Its server may change files in the workspace (writable sandbox, or none): each call is snapshotted around."""
 
     def json_schema(self) -> dict[str, Any]:
         """The server's input schema, as it listed it."""
@@ -63,10 +74,15 @@ def tool_name(server: str, tool: str) -> str:
 class McpServer:
     """One configured server: its state (``ready``, ``failed: ...``, ``stopped``), its tools, its session."""
 
-    def __init__(self, config: McpServerConfig, *, workspace: Path, log_dir: Path) -> None:
+    def __init__(
+        self, config: McpServerConfig, *, workspace: Path, log_dir: Path, access: Access, options: SandboxOptions
+    ) -> None:
         self.config = config
         self.workspace = workspace
         self.log_dir = log_dir
+        self.access = access
+        self.options = options
+        self.writes_workspace = config.url is None  # until confined: assume it may (a stdio server unconfined may)
         self.state = "not started"
         self.error: str | None = None
         self.tools: list[Tool] = []
@@ -122,6 +138,7 @@ class McpServer:
             arun=arun,
             input_schema=tool.input_schema or {"type": "object"},
             server=self.config.name,
+            writes_workspace=self.writes_workspace,
         )
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
@@ -173,9 +190,12 @@ class McpServer:
             raise _NotFound(f"its command {c.command!r} was not found (on PATH or as a file)")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log = stack.enter_context((self.log_dir / f"mcp-{c.name}.log").open("a", encoding="utf-8"))
-        params = StdioServerParameters(
-            command=c.command, args=list(c.args), env=dict(c.env) or None, cwd=self.workspace
-        )
+        access = self.access(c)
+        confined = confine_server(c, self.workspace, access, self.options)
+        stack.callback(confined.close)  # after the process is gone (the transport is exited first)
+        self.writes_workspace = confined.kind == "none" or access.writable
+        argv = confined.argv
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=confined.env, cwd=self.workspace)
         return stdio_client(params, errlog=log)
 
     def _fail(self, reason: str) -> None:
@@ -194,8 +214,18 @@ class _NotFound(Exception):
 class McpServers:
     """Several servers started together and stopped together; their tools by ``mcp__SERVER__TOOL`` name."""
 
-    def __init__(self, configs: Sequence[McpServerConfig], *, workspace: Path, log_dir: Path) -> None:
-        self.servers = [McpServer(c, workspace=workspace, log_dir=log_dir) for c in configs]
+    def __init__(
+        self,
+        configs: Sequence[McpServerConfig],
+        *,
+        workspace: Path,
+        log_dir: Path,
+        access: Access,
+        options: SandboxOptions,
+    ) -> None:
+        self.servers = [
+            McpServer(c, workspace=workspace, log_dir=log_dir, access=access, options=options) for c in configs
+        ]
 
     async def start(self, *, tolerant: bool = False) -> None:
         """Start every server concurrently.
@@ -257,4 +287,4 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found ({exc.filename or exc})"
     text = str(exc) or type(exc).__name__
-    return text if isinstance(exc, _NotFound) else f"{type(exc).__name__}: {text}"
+    return text if isinstance(exc, _NotFound | UsageError | SandboxUnavailable) else f"{type(exc).__name__}: {text}"

@@ -13,6 +13,11 @@ trusts (``chrysalis trust``, ``chrysalis.trust``), as Claude Code asks before us
 Each server needs a security level for its tools (``"level"``, default 3: they can do anything),
 lowered per tool with ``"tools": {"NAME": {"level": N}}``. The level also fixes the effect the
 policy sees (0 read, 1 network, 2 write, 3 shell), so mode and confirmation rules apply as to ours.
+
+A server started from a ``command`` runs in the sandbox of shell commands (``mcp_sandbox.py``): no
+network unless its entry says ``"network": true`` (honoured in a trusted folder only), and only the
+allow-listed environment plus the variables its ``"env"`` names: a mapping (``{"KEY": "${MY_KEY}"}``)
+or a list of names passed through from Chrysalis's own environment (``["GITHUB_TOKEN"]``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "DEFAULT_LEVEL",
     "LEVEL_EFFECTS",
     "McpConfig",
+    "McpServerAccess",
     "McpServerConfig",
     "load_mcp_config",
     "parse_servers",
@@ -47,7 +53,7 @@ LEVEL_EFFECTS: dict[int, Effect] = {0: "read", 1: "network", 2: "write", 3: "she
 """The effect the policy sees for an MCP tool of each level: the most cautious one that level allows."""
 DEFAULT_TIMEOUT = 30.0
 """Seconds a server has to start and answer ``initialize`` and ``tools/list``."""
-_KEYS = ("type", "command", "args", "env", "url", "headers", "level", "tools", "timeout")
+_KEYS = ("type", "command", "args", "env", "url", "headers", "level", "tools", "timeout", "network")
 """The keys of a server entry we read. Other keys are left alone (other clients add their own, e.g.
 ``disabled``), unless one is a near miss of ours: a misspelt ``level`` would silently leave level 3."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -55,7 +61,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _FORMAT = (
     'Expected {"mcpServers": {"NAME": {"command": "...", "args": ["..."], "env": {"KEY": "VALUE"}}}} '
     'or {"mcpServers": {"NAME": {"url": "http://..."}}}, with optional "level": 0-3 and '
-    '"tools": {"TOOL": {"level": 0-3}}.'
+    '"tools": {"TOOL": {"level": 0-3}}, "network": true (a trusted folder only) and "env" as a list of names.'
 )
 
 
@@ -74,6 +80,13 @@ class McpServerConfig:
     level: int = DEFAULT_LEVEL
     tool_levels: Mapping[str, int] = field(default_factory=dict[str, int])
     timeout: float = DEFAULT_TIMEOUT
+    network: bool = False
+    """The server's sandbox lets it use the network (``"network": true``; honoured in a trusted folder only)."""
+
+    @property
+    def levels(self) -> frozenset[int]:
+        """Every level its tools can have: the server's and each one ``tools`` sets."""
+        return frozenset({self.level, *self.tool_levels.values()})
 
     def level_of(self, tool: str) -> int:
         """The level a call of ``tool`` needs: its own entry under ``tools``, else the server's."""
@@ -91,7 +104,16 @@ class McpServerConfig:
             shown["url"] = self.url
         else:
             shown |= {"command": self.command, "args": list(self.args), "env": sorted(self.env)}
+            shown |= {"network": True} if self.network else {}
         return shown
+
+
+@dataclass(frozen=True)
+class McpServerAccess:
+    """What a stdio server's sandbox lets it do (``Policy.server_access``): write the workspace, use the network."""
+
+    writable: bool
+    network: bool
 
 
 @dataclass(frozen=True)
@@ -100,6 +122,8 @@ class McpConfig:
 
     servers: tuple[McpServerConfig, ...] = ()
     untrusted: tuple[McpServerConfig, ...] = ()
+    trusted: bool = False
+    """The workspace is a trusted folder: a server's ``"network": true`` counts (``Policy.server_access``)."""
 
     @property
     def trust_hint(self) -> str | None:
@@ -130,13 +154,14 @@ def load_mcp_config(settings: Settings, extra: Mapping[str, Mapping[str, Any]] |
     servers: dict[str, McpServerConfig] = {s.name: s for s in _read(settings.home / "mcp.json")}
     project = [s for path in project_files(settings.workspace) for s in _read(path)]
     untrusted: list[McpServerConfig] = []
-    if project and is_trusted(settings.workspace, read_trusted(settings.home / "config.toml")):
+    trusted = is_trusted(settings.workspace, read_trusted(settings.home / "config.toml"))
+    if project and trusted:
         servers |= {s.name: s for s in project}
     else:
         untrusted = list({s.name: s for s in project}.values())
     if extra:
         servers |= {s.name: s for s in parse_servers(extra, "given by the caller")}
-    return McpConfig(servers=tuple(servers.values()), untrusted=tuple(untrusted))
+    return McpConfig(servers=tuple(servers.values()), untrusted=tuple(untrusted), trusted=trusted)
 
 
 def _read(path: Path) -> list[McpServerConfig]:
@@ -190,18 +215,30 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise UsageError(f"{where}.timeout must be a positive number of seconds, not {timeout!r}.")
+    network = entry.get("network", False)
+    if not isinstance(network, bool):
+        raise UsageError(f"{where}.network must be true or false, not {network!r}.")
     return McpServerConfig(
         name=name,
         source=source,
         command=_expand(command) if command else None,
         args=tuple(_expand(a) for a in _str_list(entry, "args", where)),
-        env={k: _expand(v) for k, v in _str_map(entry, "env", where).items()},
+        env=_env(entry, where),
         url=_expand(url) if url else None,
         headers={k: _expand(v) for k, v in _str_map(entry, "headers", where).items()},
         level=_level(entry.get("level", DEFAULT_LEVEL), f"{where}.level"),
         tool_levels={t: _level(v.get("level", DEFAULT_LEVEL), f"{where}.tools.{t}.level") for t, v in tools.items()},
         timeout=float(timeout),
+        network=network,
     )
+
+
+def _env(entry: Mapping[str, Any], where: str) -> dict[str, str]:
+    """``"env"``: a mapping (values expanded), or a list of names passed through from this environment when set."""
+    names = entry.get("env")
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        return {n: os.environ[n] for n in names if n in os.environ}
+    return {k: _expand(v) for k, v in _str_map(entry, "env", where).items()}
 
 
 def _refuse_misspelt_keys(entry: Mapping[str, Any], where: str) -> None:
@@ -233,7 +270,10 @@ def _str_list(entry: Mapping[str, Any], key: str, where: str) -> list[str]:
 def _str_map(entry: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
     value = entry.get(key, {})
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise UsageError(f'{where}.{key} must be an object of strings, e.g. {{"API_KEY": "${{MY_KEY}}"}}.')
+        raise UsageError(
+            f'{where}.{key} must be an object of strings, e.g. {{"API_KEY": "${{MY_KEY}}"}}'
+            + (', or a list of names, e.g. ["API_KEY"].' if key == "env" else ".")
+        )
     return value
 
 

@@ -22,6 +22,7 @@ The questions it answers, and who asks:
     judged(tool)                 whether ``--judge`` reviews a call the policy does not deny (the gate)
     may_write(paths)             a patch that no tool call wrote (``chrysalis fix``, the ``repair`` tool)
     commands_writable            whether the agent's commands may write the workspace (``ToolContext.writable``)
+    server_access(server)        whether a stdio MCP server's sandbox may write the workspace, use the network
     hosts                        the hosts web tools reach unasked, or at non-public addresses (``ToolContext.hosts``)
     remember(decision)           what a yes approved beyond its call: a new domain, for the session (the gate)
     check_writable               whether the final test check may (``chrysalis.agent.verify``)
@@ -37,10 +38,12 @@ from typing import Any, Literal, cast
 
 from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.config.narrowing import MODE_EFFECTS, level_narrows, mode_narrows, modes_within
+from chrysalis.errors import UsageError
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.domains import ApprovedDomains, domain_question, host_rules, new_domain
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
+from chrysalis.tools.mcp_config import McpServerAccess, McpServerConfig
 from chrysalis.tools.pathkinds import is_doc_path, is_test_path
 from chrysalis.tools.rules import Action, Rule
 
@@ -252,6 +255,26 @@ class Policy:
     def commands_writable(self) -> bool:
         """The agent's commands see the workspace writable (``ToolContext.writable``): level 3."""
         return self.command_sandbox == "workspace-write"
+
+    def server_access(self, server: McpServerConfig, *, trusted: bool) -> McpServerAccess:
+        """What a stdio MCP server's sandbox allows: the workspace writable, the network (``"network": true``).
+
+        Writable at levels 2-3 when a tool of the server can be called at a writing level here (2 up to the run's
+        level) and the mode writes: unlike a command (writable at 3 only), the server is one process serving the
+        run, and each call of its level-2 tools is confirmed at level 2 and runs between two snapshots (undo).
+        A server whose tools are all level 0-1 sees the workspace read-only, as its entry declares.
+
+        Raises:
+            UsageError: the entry asks for the network and the workspace is not trusted (the message says how).
+        """
+        if server.network and not trusted:
+            raise UsageError(
+                f'MCP server {server.name!r} ({server.source}) asks for "network": true, which only a trusted '
+                "folder honours. Run `chrysalis trust` in the workspace if you trust it, or remove the key."
+            )
+        callable_writing = any(2 <= level <= self.level for level in server.levels)
+        writing = callable_writing and self.mode == "code"  # architect writes named doc files only, never via MCP
+        return McpServerAccess(writable=writing, network=server.network)
 
     @property
     def check_writable(self) -> bool:

@@ -3,6 +3,8 @@
 File tools snapshot the file they write themselves (``ToolContext.before_write``); a command that
 sees the workspace writable (level 3), or a commit (it runs the project's hooks), may change any
 file, so the whole workspace is snapshotted before and after it (``CheckpointStore.around_command``).
+So is a call of an MCP tool whose server sees the workspace writable (``McpToolSpec.writes_workspace``):
+its server is a process like a command, and the call is what it does.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 from chrysalis.agent.gate.call import Call, Wrapper
 from chrysalis.tools.base import ToolContext, ToolResult
+from chrysalis.tools.mcp_client import McpToolSpec
 
 __all__ = ["CheckpointTools", "CommandSnapshot"]
 
@@ -39,5 +42,8 @@ class CheckpointTools(Wrapper):
         return await self.inner.call(call)
 
     def _may_change_files(self, call: Call) -> bool:
-        """A commit, or a command that sees the workspace writable (not the read-only sandbox)."""
-        return call.spec.name in _SNAPSHOT_TOOLS or (call.spec.effect == "shell" and self.context.writable)
+        """A commit, a command that sees the workspace writable (not the read-only sandbox), or such an MCP server."""
+        spec = call.spec
+        if isinstance(spec, McpToolSpec):
+            return spec.writes_workspace
+        return spec.name in _SNAPSHOT_TOOLS or (spec.effect == "shell" and self.context.writable)

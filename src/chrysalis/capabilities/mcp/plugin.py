@@ -24,7 +24,7 @@ class McpPlugin(NoHooks):
 
     async def start(self, run: RunScope) -> None:
         """Start the servers (the config is read again: it may have changed since the last run)."""
-        await self.servers.start()
+        await self.servers.start(run.policy)
 
     def offer(self, run: RunScope) -> Offer[ToolSpec]:
         """The running servers' tools."""

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from chrysalis.config import Settings
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.mcp_client import McpServers
 from chrysalis.tools.mcp_config import McpConfig, load_mcp_config
+from chrysalis.tools.policy import Policy
+from chrysalis.tools.sandbox import SandboxOptions
 
 __all__ = ["RunMcp", "doctor_mcp", "server_states"]
 
@@ -33,8 +36,8 @@ class RunMcp:
         self.enabled = enabled
         self._servers: McpServers | None = None
 
-    async def start(self) -> None:
-        """Read the config (again: it may have changed between runs) and start its servers.
+    async def start(self, policy: Policy) -> None:
+        """Read the config (again: it may have changed between runs) and start its servers, confined as ``policy`` says.
 
         Raises:
             UsageError: a bad ``mcp.json``, or a server that could not be started (named, with its file).
@@ -46,9 +49,7 @@ class RunMcp:
         _tell_once(config)
         if not config.servers:
             return
-        self._servers = McpServers(
-            config.servers, workspace=self.settings.workspace, log_dir=self.settings.home / "logs"
-        )
+        self._servers = _servers(self.settings, config, policy)
         await self._servers.start()
 
     def tools(self) -> dict[str, ToolSpec]:
@@ -60,6 +61,17 @@ class RunMcp:
         servers, self._servers = self._servers, None
         if servers is not None:
             await servers.stop()
+
+
+def _servers(settings: Settings, config: McpConfig, policy: Policy) -> McpServers:
+    """The configured servers, each confined as ``policy`` says (``Policy.server_access``)."""
+    return McpServers(
+        config.servers,
+        workspace=settings.workspace,
+        log_dir=settings.home / "logs",
+        access=partial(policy.server_access, trusted=config.trusted),
+        options=SandboxOptions.from_settings(settings),
+    )
 
 
 def _tell_once(config: McpConfig) -> None:
@@ -78,7 +90,7 @@ async def server_states(settings: Settings) -> list[dict[str, Any]]:
         UsageError: an ``mcp.json`` is not valid JSON or not in the expected shape.
     """
     config = load_mcp_config(settings)
-    servers = McpServers(config.servers, workspace=settings.workspace, log_dir=settings.home / "logs")
+    servers = _servers(settings, config, Policy.from_settings(settings))
     try:
         await servers.start(tolerant=True)
     finally:
