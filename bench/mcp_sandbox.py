@@ -16,7 +16,7 @@ to start each server (spawn to ``initialize`` and ``tools/list`` answered).
 
 (Not bench/mcp_overhead.py: that one measures ``chrysalis serve --mcp`` against an in-process call.)
 
-Writes bench/results/mcp_overhead.json, with the command, commit and date.
+Writes bench/results/mcp_sandbox.json, with the command, commit and date.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from chrysalis.tools.mcp_config import McpServerAccess, McpServerConfig
 from chrysalis.tools.sandbox import SandboxOptions, select_backend
 
 BENCH = Path(__file__).resolve().parent
-RESULTS = BENCH / "results" / "mcp_overhead.json"
+RESULTS = BENCH / "results" / "mcp_sandbox.json"
 SERVER = """
 from mcp.server.mcpserver import MCPServer
 server = MCPServer("bench")
