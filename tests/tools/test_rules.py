@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from chrysalis.tools.policy import Decision, Policy
 from chrysalis.tools.registry import builtin_tools
 from chrysalis.tools.rules import Action, Rule, command_parts
+from tests.helpers import assert_clean_error, chrysalis
 
 TOOLS = builtin_tools()
 
@@ -93,6 +96,36 @@ def test_a_whole_tool_denied_is_not_offered() -> None:
 def test_a_malformed_rule_is_a_value_error_naming_it(text: str) -> None:
     with pytest.raises(ValueError, match=r"rule|specifier"):
         Rule.parse(text, "allow", "test")
+
+
+@pytest.mark.parametrize(
+    ("domain", "said"),
+    [
+        ("", "a domain is a host name"),
+        ("https://pypi.org/simple", "write only the host"),
+        ("*.pypi.org", "already covers its subdomains"),
+        ("pypi.org:443", "covers every port"),
+        ("py pi.org", "a domain is a host name"),
+        ("-pypi.org", "a domain is a host name"),
+    ],
+)
+def test_a_domain_rule_that_names_no_host_says_what_to_write(domain: str, said: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(said)):
+        Rule.parse(f"web_fetch(domain:{domain})", "allow", "test")
+
+
+@pytest.mark.parametrize("domain", ["pypi.org", "localhost", "127.0.0.1", "::1", "xn--bcher-kva.example", "a_b.local."])
+def test_a_domain_rule_may_name_a_host_or_an_address(domain: str) -> None:
+    assert Rule.parse(f"web_fetch(domain:{domain})", "allow", "test").specifier == f"domain:{domain}"
+
+
+def test_a_malformed_domain_rule_in_config_is_exit_2_naming_it(workspace: Path) -> None:
+    (workspace / ".chrysalis").mkdir()
+    (workspace / ".chrysalis" / "config.toml").write_text(
+        '[permissions]\ndeny = ["web_fetch(domain:http://x.test/)"]\n'
+    )
+    done = chrysalis("config", "show", cwd=workspace)
+    assert_clean_error(done, 2, "config.toml:1", "web_fetch(domain:http://x.test/)", "write only the host")
 
 
 def test_command_parts() -> None:

@@ -6,6 +6,7 @@ loader (``load.py``) turns that into a ``ConfigError`` naming where the value ca
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections.abc import Callable
@@ -41,6 +42,7 @@ S = TypeVar("S", bound=str)
 Rules = tuple[tuple[str, str, str], ...]
 """Permission rules as (action, rule, source)."""
 _RULE_SYNTAX = re.compile(r"^\s*(?P<tool>[A-Za-z_][\w.-]*|\*)\s*(?:\((?P<spec>.*)\))?\s*$", re.DOTALL)
+_HOST_NAME = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?$")
 _URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^/@\s]*@")
 """The password in ``scheme://user:password@host``: never echoed in an error message."""
 
@@ -57,7 +59,37 @@ def split_rule(text: Any) -> tuple[str, str | None]:
     spec = match["spec"]
     if spec is not None and not spec.strip():
         raise ValueError(f"{text!r} has an empty specifier: drop the parentheses to match the whole tool")
-    return match["tool"], spec.strip() if spec is not None else None
+    spec = spec.strip() if spec is not None else None
+    if spec is not None and spec.startswith("domain:"):
+        _check_domain(text, spec.removeprefix("domain:"))
+    return match["tool"], spec
+
+
+def _check_domain(text: str, domain: str) -> None:
+    """A ``domain:`` specifier names one host (a name or an address), which also covers its subdomains.
+
+    Raises:
+        ValueError: anything else, with what to write instead (a URL, a port or a ``*`` are common slips).
+    """
+    if "://" in domain or "/" in domain:
+        hint = "write only the host, e.g. 'web_fetch(domain:example.com)'"
+    elif domain.startswith("*"):
+        hint = "drop the '*': 'domain:example.com' already covers its subdomains"
+    elif _HOST_NAME.match(domain) or _is_address(domain):
+        return
+    elif ":" in domain and _HOST_NAME.match(domain.rpartition(":")[0]):
+        hint = "a domain rule covers every port: drop ':PORT'"
+    else:
+        hint = "a domain is a host name such as example.com, or an address such as 10.0.0.5 or ::1"
+    raise ValueError(f"{text!r}: {domain!r} is not a domain: {hint}")
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def without_password(text: str) -> str:
