@@ -17,6 +17,7 @@ approves neither ``python.org`` nor ``www.python.org``), and only a yes is remem
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from urllib.parse import urlsplit
 
 from chrysalis.tools.egress import HostRules, domain_to_ask
 from chrysalis.tools.rules import Rule
@@ -62,6 +63,17 @@ def host_rules(rules: Sequence[Rule], approved: ApprovedDomains | None) -> HostR
     return HostRules(
         allowed=tuple(domains["allow"]), denied=tuple(domains["deny"]), asked=tuple(domains["ask"]), approved=approved
     )
+
+
+def server_hosts(rules: Sequence[Rule], url: str | None) -> HostRules:
+    """The hosts an MCP server over HTTP at ``url`` is reached through (``chrysalis.tools.mcp_http``).
+
+    Its own host at any address (its entry names it, as an allow rule would), unless a deny rule names it;
+    new domains are not asked about: the SDK never leaves the server's origin.
+    """
+    rules_of_hosts = host_rules(rules, None)
+    own = (urlsplit(url).hostname or "",) if url else ()
+    return HostRules(allowed=(*rules_of_hosts.allowed, *own), denied=rules_of_hosts.denied)
 
 
 def new_domain(url: str | None, hosts: HostRules) -> str | None:

@@ -179,9 +179,10 @@ class McpServer:
         c = self.config
         if c.url is not None:
             from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's client, its timeouts
 
-            client = stack.push_async_exit(create_mcp_http_client(headers=dict(c.headers))) if c.headers else None
+            from chrysalis.tools.mcp_http import egress_client
+
+            client = stack.push_async_exit(egress_client(self.access(c).hosts, dict(c.headers) or None))
             return streamable_http_client(c.url, http_client=client)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -34,6 +34,7 @@ from typing import Any
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
 from chrysalis.tools.base import Effect
+from chrysalis.tools.egress import HostRules
 from chrysalis.trust import is_trusted, read_trusted
 
 __all__ = [
@@ -110,10 +111,12 @@ class McpServerConfig:
 
 @dataclass(frozen=True)
 class McpServerAccess:
-    """What a stdio server's sandbox lets it do (``Policy.server_access``): write the workspace, use the network."""
+    """What a server may do (``Policy.server_access``): a stdio one's sandbox, an HTTP one's hosts."""
 
     writable: bool
     network: bool
+    hosts: HostRules = field(default_factory=HostRules)
+    """The hosts a server over HTTP is reached through (``chrysalis.tools.mcp_http``)."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from chrysalis.config import LEVEL_NAMES, MODES, Settings
 from chrysalis.config.narrowing import MODE_EFFECTS, level_narrows, mode_narrows, modes_within
 from chrysalis.errors import UsageError
 from chrysalis.tools.base import Effect, ToolArgs, ToolError, ToolResult, ToolSpec
-from chrysalis.tools.domains import ApprovedDomains, domain_question, host_rules, new_domain
+from chrysalis.tools.domains import ApprovedDomains, domain_question, host_rules, new_domain, server_hosts
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
 from chrysalis.tools.mcp_config import McpServerAccess, McpServerConfig
@@ -274,7 +274,7 @@ class Policy:
             )
         callable_writing = any(2 <= level <= self.level for level in server.levels)
         writing = callable_writing and self.mode == "code"  # architect writes named doc files only, never via MCP
-        return McpServerAccess(writable=writing, network=server.network)
+        return McpServerAccess(writable=writing, network=server.network, hosts=server_hosts(self.rules, server.url))
 
     @property
     def check_writable(self) -> bool:
