@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import PYTEST_INI
+
 STATS = '''def mean(values):
     """The arithmetic mean of a non-empty list."""
     total = 0
@@ -41,11 +43,6 @@ def test_biggest_negative():
     assert biggest([-3, -1, -2]) == -1
 """
 FIXED_LINE = "    return total / len(values)\n"
-PYTEST_INI = "[pytest]\npythonpath = .\naddopts = --disable-plugin-autoload\n"
-"""The project's pytest loads no plugins it did not ask for. Its Python is the suite's own venv, whose
-installed plugins (schemathesis, which imports hypothesis) made each start of the project's pytest take
-about 10 times as long as pytest alone (12 s against 1.3 s on a busy 2-core machine), and repair starts
-it once to localise and up to twice per candidate."""
 
 
 @pytest.fixture
