@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 
 from chrysalis.llm.local.catalog import get_local_model
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
-from tests.helpers import E2E_MODEL, PROVIDER_KEYS, REAL_MODEL_CACHE
+from tests.helpers import E2E_MODEL, PROVIDER_KEYS, PYTEST_INI, REAL_MODEL_CACHE
 
 _LOOPBACK = ("127.", "::1", "localhost")
 GIT_IDENTITY = {
@@ -69,7 +69,7 @@ def workspace(tmp_path: Path) -> Path:
     (root / "tests" / "test_calc.py").write_text(
         "from calc import subtract\n\n\ndef test_subtract():\n    assert subtract(5, 3) == 2\n"
     )
-    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    (root / "pytest.ini").write_text(PYTEST_INI)
     return root
 
 

@@ -3,6 +3,7 @@
 Test modules import helpers from here only (never from each other or from a conftest); fixtures
 live in the conftest files and are used by name.
 
+- Test projects: ``PYTEST_INI`` (their pytest loads no plugins from this suite's venv).
 - Agent sessions on a scripted model (``chrysalis.llm.testing.ScriptedModel``): ``session_for``, ``run_agent``,
   ``run_ok``.
 - Evolve fakes: ``TRAIN``, ``CAREFUL``, ``Adder``, ``FakeClock`` and the prompt readers.
@@ -52,6 +53,14 @@ from chrysalis.tools.sandbox import BackendName, probe
 
 if TYPE_CHECKING:
     from chrysalis.agent.session import AgentSession
+
+# -- Test projects --------------------------------------------------------------------------------------
+
+PYTEST_INI = "[pytest]\npythonpath = .\naddopts = --disable-plugin-autoload\n"
+"""The test projects' pytest loads no plugins it did not ask for: its Python is this suite's venv, whose
+plugins (schemathesis, which imports hypothesis) made each start about 10 times as slow (12 s against
+1.3 s on a busy 2-core machine). The agent's check and repair start it many times per test."""
+
 
 # -- Agent sessions on a scripted model (``chrysalis.llm.testing.ScriptedModel``) ------------------------
 

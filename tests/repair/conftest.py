@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import PYTEST_INI
+
 STATS = '''def mean(values):
     """The arithmetic mean of a non-empty list."""
     total = 0
@@ -49,5 +51,5 @@ def project(tmp_path: Path) -> Path:
     (root / "tests").mkdir(parents=True)
     (root / "stats.py").write_text(STATS)
     (root / "tests" / "test_stats.py").write_text(TESTS)
-    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    (root / "pytest.ini").write_text(PYTEST_INI)
     return root

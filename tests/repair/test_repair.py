@@ -168,6 +168,25 @@ def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_can
     assert "    count = len(values)\n" in (project / "stats.py").read_text()
 
 
+def test_the_test_run_the_vote_waits_for_goes_before_the_templates_queued_ahead_of_it(project: Path) -> None:
+    # the one-token fix is one of the last templates of ``mean``; the first sample agrees with it (k=2)
+    fixer = repairer(project, [RIGHT, RIGHT], [], samples=2, templates=40, concurrency=1)
+    validated: list[str] = []
+    validate = fixer._validate
+
+    def counting(candidate: Candidate, failed: tuple[str, ...]) -> object:
+        validated.append(candidate.reply)
+        return validate(candidate, failed)
+
+    fixer._validate = counting  # type: ignore[method-assign,assignment]
+    report = asyncio.run(fixer.run())
+    assert report.success and report.votes == 2 and report.winner is not None and report.winner.form == "template"
+    assert report.winner.reply == "drop `+ 1`" and report.samples == 1
+    # at most the template that had started runs before it; the rest, queued ahead of it, never run
+    assert validated.index("drop `+ 1`") <= 1 and len(validated) < report.templates / 2, (validated, report.templates)
+    assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
+
+
 def test_a_failure_counts_the_templates_tried(project: Path) -> None:
     (project / "stats.py").write_text(STATS.replace("return total / (len(values) + 1)", "return total / 7"))
     report = asyncio.run(repairer(project, [WRONG] * 4, [], samples=2, max_samples=2, rounds=1, templates=5).run())

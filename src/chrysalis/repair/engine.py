@@ -34,6 +34,7 @@ from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
 from chrysalis.repair.localise import Localisation, Suspect, localise
+from chrysalis.repair.slots import Slots
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.policy import Decision
@@ -150,7 +151,8 @@ class Repairer:
         """One validation per normalised form, shared by every candidate of that form."""
         self._keys: dict[asyncio.Task[tuple[Candidate, _Verdict]], str] = {}
         self._candidates: dict[asyncio.Task[tuple[Candidate, _Verdict]], Candidate] = {}
-        self._gate = asyncio.Semaphore(config.concurrency)
+        self._slots = Slots(config.concurrency)
+        """Candidate test runs at once; the runs of a form the vote waits for go first."""
         self._deadline = float("inf")
         """When the time limit runs out: no more drawing, and test runs are cut to the time left."""
         self._run_limit = config.test_timeout
@@ -326,10 +328,12 @@ class Repairer:
         """``k`` candidates of the newest one's normalised form passed: drawing more would not change the vote.
 
         Once ``k`` candidates of one form are drawn, sampling waits for their (single, shared)
-        validation rather than drawing on: if they pass, the vote is decided.
+        validation rather than drawing on: if they pass, the vote is decided. That validation starts
+        next (``Slots.hurry``), before the template candidates queued ahead of it.
         """
         if sum(1 for task in tasks if self._keys[task] == key) < self.config.voting.k:
             return False
+        self._slots.hurry(key)  # not behind the templates queued before it
         return (await asyncio.shield(self._verdicts[key])).passed
 
     def _schedule(self, candidate: Candidate, failed: tuple[str, ...]) -> asyncio.Task[tuple[Candidate, _Verdict]]:
@@ -386,7 +390,7 @@ class Repairer:
         return [results[task] for task in tasks if task in results]
 
     async def _gated(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
-        async with self._gate:
+        async with self._slots.slot(normalised(candidate)):
             if time.perf_counter() >= self._deadline:
                 return _Verdict(False, TestRun(self.config.test_command, None, "not run: the time limit was spent"))
             return await asyncio.to_thread(self._validate, candidate, failed)
