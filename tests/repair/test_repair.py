@@ -142,6 +142,19 @@ def test_the_unified_diff_form_when_asked_for_applies_a_hunk(project: Path) -> N
     assert (project / "stats.py").read_text() == STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE)
 
 
+def _validated_replies(fixer: Repairer) -> list[str]:
+    """The replies of the candidates ``fixer`` runs the tests of, in the order it starts them."""
+    validated: list[str] = []
+    validate = fixer._validate
+
+    def counting(candidate: Candidate, failed: tuple[str, ...]) -> object:
+        validated.append(candidate.reply)
+        return validate(candidate, failed)
+
+    fixer._validate = counting  # type: ignore[method-assign,assignment]
+    return validated
+
+
 def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_cancelled(project: Path) -> None:
     # the wrong count comes first, so most of the templates (for the lines after it) are queued behind its fix
     (project / "stats.py").write_text(
@@ -151,14 +164,7 @@ def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_can
     )
     right = json.dumps({"line": 3, "code": "count = len(values)"})
     fixer = repairer(project, [right, right], [], samples=2, templates=40, concurrency=1)
-    validated: list[str] = []
-    validate = fixer._validate
-
-    def counting(candidate: Candidate, failed: tuple[str, ...]) -> object:
-        validated.append(candidate.reply)
-        return validate(candidate, failed)
-
-    fixer._validate = counting  # type: ignore[method-assign,assignment]
+    validated = _validated_replies(fixer)
     report = asyncio.run(fixer.run())
     # the first sample writes the program of the template that drops ``+ 1``: two votes, decided (k=2); the
     # templates still queued, one vote each at most, cannot win, and their test runs never happen
@@ -171,14 +177,7 @@ def test_once_the_vote_is_decided_the_test_runs_that_could_not_change_it_are_can
 def test_the_test_run_the_vote_waits_for_goes_before_the_templates_queued_ahead_of_it(project: Path) -> None:
     # the one-token fix is one of the last templates of ``mean``; the first sample agrees with it (k=2)
     fixer = repairer(project, [RIGHT, RIGHT], [], samples=2, templates=40, concurrency=1)
-    validated: list[str] = []
-    validate = fixer._validate
-
-    def counting(candidate: Candidate, failed: tuple[str, ...]) -> object:
-        validated.append(candidate.reply)
-        return validate(candidate, failed)
-
-    fixer._validate = counting  # type: ignore[method-assign,assignment]
+    validated = _validated_replies(fixer)
     report = asyncio.run(fixer.run())
     assert report.success and report.votes == 2 and report.winner is not None and report.winner.form == "template"
     assert report.winner.reply == "drop `+ 1`" and report.samples == 1
