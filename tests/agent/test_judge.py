@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from chrysalis.events import ApprovalRequest, Event, JudgeVerdict, ToolResultEve
 from chrysalis.llm.testing import ScriptedModel, final, tool
 from chrysalis.tools.base import ToolContext, ToolResult
 from chrysalis.tools.files import write_file
+from chrysalis.tools.git import git_commit
 from chrysalis.tools.mcp_client import McpArgs, McpToolSpec
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.web import web_fetch
@@ -229,6 +231,20 @@ def test_a_write_is_judged_with_its_path_and_diff(step: Any, shown: list[str], w
 
     assert len(judge.prompts) == 1 and all(text in judge.prompts[0] for text in shown)
     assert "a + b" in (workspace / "calc.py").read_text() and not (workspace / "notes.md").exists()
+
+
+def test_a_commit_is_judged_with_what_it_would_record_and_nothing_is_staged(workspace: Path) -> None:
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *command], cwd=workspace, check=True)
+    (workspace / "calc.py").write_text("def subtract(a, b):\n    return a - b\n")
+    (workspace / "leak.txt").write_text("copied from ~/.ssh\n")
+
+    prompt = judge_prompt(git_commit, {"message": "fix subtract"}, ToolContext(workspace=workspace))
+
+    shown = ("message: fix subtract", "--- a/calc.py", "-    return a + b", "+    return a - b", "new file: leak.txt")
+    assert all(text in prompt for text in shown), prompt
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=workspace, capture_output=True, text=True)
+    assert staged.stdout == ""  # judging reads; only the commit itself stages
 
 
 def test_a_long_diff_is_cut_with_a_marker(workspace: Path) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError, ToolSpec, truncate
 from chrysalis.tools.diffs import unified_diff
+from chrysalis.tools.git import commit_preview
 from chrysalis.tools.mcp_client import McpToolSpec
 
 if TYPE_CHECKING:
@@ -103,9 +104,9 @@ class SecurityJudge:
 def judge_prompt(tool: ToolSpec, args: dict[str, Any], context: ToolContext) -> str:
     """Seed 000's prompt for one call: what it would do, and what it would act on, at most ``MAX_CONTENT_CHARS``.
 
-    A command is shown as the command; a call that changes files as its path and the unified diff it
-    would make (``ToolSpec.preview``, as the approval prompt shows it); anything else as its arguments,
-    one per line, whole (a URL with its query string).
+    A command is shown as the command; a commit as its message and what it would record (``commit_preview``);
+    a call that changes files as its path and the unified diff it would make (``ToolSpec.preview``, as the
+    approval prompt shows it); anything else as its arguments, one per line, whole (a URL with its query string).
     """
     if isinstance(tool, McpToolSpec):
         action = f"call the tool {tool.name} of the MCP server {tool.server!r}"
@@ -113,11 +114,21 @@ def judge_prompt(tool: ToolSpec, args: dict[str, Any], context: ToolContext) -> 
         action = f"{_ACTIONS.get(tool.effect, 'use')} the tool {tool.name}"
     if tool.name == "shell":
         content = str(args.get("command", ""))
+    elif tool.name == "git_commit":
+        content = _commit_of(args, context)
     else:
         content = _diff_of(tool, args, context) or _arguments(args)
     # The judge may be a remote model: a secret in the diff's context or the URL reaches it as its marker
     # (``[REDACTED:NAME]``), which also tells it plainly that the call would carry a secret.
     return JUDGE_PROMPT.format(action=action, content=truncate(current_redactor().text(content), MAX_CONTENT_CHARS))
+
+
+def _commit_of(args: dict[str, Any], context: ToolContext) -> str:
+    """The message and the diff a commit would record; its arguments and why when it would fail."""
+    try:
+        return commit_preview(args, context)
+    except (ToolError, ValueError) as exc:
+        return f"{_arguments(args)}\n(no diff: {exc})"
 
 
 def _arguments(args: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -217,6 +218,22 @@ def _git_commit(args: GitCommitArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(_NO_IDENTITY if "identity unknown" in message.lower() else f"git commit failed: {message}")
     summary = _checked(workspace, "log", "-1", "--stat", "--format=%h %s").strip()
     return ToolResult.success(f"Committed {summary}")
+
+
+def commit_preview(args: dict[str, Any], ctx: ToolContext) -> str:
+    """What ``git_commit`` with ``args`` would commit, read without staging anything (for the security judge).
+
+    The message, then the changes of the paths (all when none are named) against ``HEAD`` (or the index in a
+    repository without commits), then each new file's name: ``git add -A`` would commit those too.
+    """
+    checked = GitCommitArgs.model_validate(args)
+    workspace = _repo(ctx)
+    rels = [relative(workspace, resolve(workspace, p)) for p in checked.paths or []]
+    base = ["HEAD"] if _git(workspace, "rev-parse", "--verify", "-q", "HEAD").returncode == 0 else ["--cached"]
+    diff = _checked(workspace, "diff", *base, "--", *rels).strip()
+    new = _checked(workspace, "ls-files", "--others", "--exclude-standard", "--", *rels).split()
+    lines = [f"message: {checked.message}", diff or "(no change to tracked files)"]
+    return "\n".join([*lines, *(f"new file: {name}" for name in new)])
 
 
 git_commit = ToolSpec(
