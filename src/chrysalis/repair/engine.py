@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -33,7 +32,7 @@ from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
-from chrysalis.repair.localise import Localisation, Suspect, localise
+from chrysalis.repair.localise import Localisation, Suspect, hinted_first, localise
 from chrysalis.repair.slots import Slots
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.stores.checkpoints import CheckpointStore
@@ -174,7 +173,7 @@ class Repairer:
             return self._end(located, started, problem="the tests already pass: nothing to repair")
         if not located.suspects:
             return self._end(located, started, problem="no suspect: the failing tests reach no code outside the tests")
-        located = _hinted_first(located, cfg.hint)
+        located = hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
         source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms, self.price)
         tests = test_sources(self.workspace)
@@ -492,20 +491,6 @@ def _next_templates(
                 started[suspect, kind] = source.templates(suspect, variables=kind)
             batch += itertools.islice(started[suspect, kind], quota - len(batch))
     return [replace(candidate, index=index + i) for i, candidate in enumerate(batch)]
-
-
-def _hinted_first(located: Localisation, hint: str | None) -> Localisation:
-    """``located`` with the suspects the hint names moved to the front."""
-    if not hint:
-        return located
-    hinted = [s for s in located.suspects if _matches(hint, s)]
-    return replace(located, suspects=(*hinted, *(s for s in located.suspects if s not in hinted)))
-
-
-def _matches(hint: str, suspect: Suspect) -> bool:
-    """The hint names the suspect's function or file (``subtract``, ``calc.py``, "the bug in subtract")."""
-    words = set(re.findall(r"[\w.]+", hint))
-    return bool({suspect.function, suspect.function.rsplit(".", 1)[-1], suspect.path, Path(suspect.path).stem} & words)
 
 
 def _feedback(failing: list[tuple[Candidate, TestRun]]) -> str:

@@ -19,14 +19,14 @@ import ast
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, is_pytest, run_tests
 from chrysalis.tools.sandbox import SandboxOptions
 
-__all__ = ["Localisation", "Suspect", "is_test_file", "localise"]
+__all__ = ["Localisation", "Suspect", "hinted_first", "is_test_file", "localise"]
 
 _DATA = ".chrysalis-coverage"
 _RC = ".chrysalis-coveragerc"
@@ -224,3 +224,17 @@ def _functions(root: Path, path: str, lines: dict[int, float]) -> list[Suspect]:
         ranked = tuple(sorted(scored, key=lambda line: (-scored[line], line)))
         result.append(Suspect(path, name, start, end, best, top, ranked))
     return result
+
+
+def hinted_first(located: Localisation, hint: str | None) -> Localisation:
+    """``located`` with the suspects the hint names moved to the front."""
+    if not hint:
+        return located
+    hinted = [s for s in located.suspects if _matches(hint, s)]
+    return replace(located, suspects=(*hinted, *(s for s in located.suspects if s not in hinted)))
+
+
+def _matches(hint: str, suspect: Suspect) -> bool:
+    """The hint names the suspect's function or file (``subtract``, ``calc.py``, "the bug in subtract")."""
+    words = set(re.findall(r"[\w.]+", hint))
+    return bool({suspect.function, suspect.function.rsplit(".", 1)[-1], suspect.path, Path(suspect.path).stem} & words)
