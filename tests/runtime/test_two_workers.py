@@ -9,17 +9,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import CLI_HANG_GUARD
-from tests.runtime.queue_helpers import events, finish, run_record, spawn, submit
+from tests.runtime.queue_helpers import events, finish, fresh_postgres_database, run_record, spawn, submit
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -31,17 +29,9 @@ def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     url = os.environ.get("TEST_POSTGRES_URL")
     if not url:
         pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-    name = f"chrysalis_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f"CREATE DATABASE {name}"))
-    monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url.rsplit("/", 1)[0] + f"/{name}")
-    try:
+    with fresh_postgres_database(url) as fresh:
+        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", fresh)
         yield "postgresql"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
 
 
 def _worker(*flags: str) -> subprocess.Popen[str]:
