@@ -6,16 +6,12 @@ it; ``.ci/run`` starts Debian's PostgreSQL). Each PostgreSQL test gets a databas
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import CLI_HANG_GUARD
@@ -23,25 +19,11 @@ from tests.runtime.queue_helpers import events, finish, run_record, spawn, submi
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def database(request: pytest.FixtureRequest) -> str:
     """The runtime database the workers share: SQLite under CHRYSALIS_HOME, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield "sqlite"
-        return
-    url = os.environ.get("TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-    name = f"chrysalis_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f"CREATE DATABASE {name}"))
-    monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url.rsplit("/", 1)[0] + f"/{name}")
-    try:
-        yield "postgresql"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+    if request.param == "postgresql":
+        request.getfixturevalue("postgresql_url")  # sets CHRYSALIS_DATABASE_URL
+    return str(request.param)
 
 
 def _worker(*flags: str) -> subprocess.Popen[str]:
