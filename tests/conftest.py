@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 from chrysalis.llm.local.catalog import get_local_model
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
 from tests.helpers import E2E_MODEL, PROVIDER_KEYS, PYTEST_INI, REAL_MODEL_CACHE
+from tests.postgres import postgres_database
 
 _LOOPBACK = ("127.", "::1", "localhost")
 GIT_IDENTITY = {
@@ -84,14 +85,23 @@ def real_model_cache(monkeypatch: pytest.MonkeyPatch) -> Path:
     return REAL_MODEL_CACHE
 
 
+@pytest.fixture
+def postgresql_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new, empty PostgreSQL database of this test's own (``tests/postgres.py``), as CHRYSALIS_DATABASE_URL too."""
+    with postgres_database() as url:
+        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url)  # the CLI in a subprocess uses it too
+        yield url
+
+
 @pytest.fixture(autouse=True)
 def one_postgresql_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
-    """The PostgreSQL variants share one database (``TEST_POSTGRES_URL``): under pytest-xdist they take turns.
+    """PostgreSQL variants on the shared database (``TEST_POSTGRES_URL``) take turns under pytest-xdist.
 
-    A lock file, not an xdist group: the group scheduler keys its work on node ids, and schemathesis gives
-    its eight generated tests one node id, so seven of them never ran.
+    A test with a database of its own (``postgresql_url``) needs no turn. A lock file, not an xdist
+    group: the group scheduler keys its work on node ids, and schemathesis gives its eight generated
+    tests one node id, so seven of them never ran.
     """
-    if "postgresql" not in request.node.nodeid:
+    if "postgresql" not in request.node.nodeid or "postgresql_url" in request.fixturenames:
         yield
         return
     with open(Path(tempfile.gettempdir()) / "chrysalis-tests-postgresql.lock", "w") as lock:

@@ -6,13 +6,8 @@ import json
 import os
 import signal
 import subprocess
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-from sqlalchemy import create_engine, text
 
 from tests.helpers import CHRYSALIS, CLI_HANG_GUARD, chrysalis
 
@@ -90,18 +85,3 @@ def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
         process.kill()
         _out, err = process.communicate()
         raise AssertionError(f"chrysalis {process.args!r} hung; killed it. stderr: {err[-2000:]}") from None
-
-
-@contextmanager
-def fresh_postgres_database(url: str) -> Iterator[str]:
-    """A new, empty database on the server of ``url`` (a test's own), dropped afterwards; yields its URL."""
-    name = f"chrysalis_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()

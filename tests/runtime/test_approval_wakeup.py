@@ -9,9 +9,8 @@ Each PostgreSQL test gets a database of its own.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -27,7 +26,8 @@ from chrysalis.runtime.queue import APP_VERSION, QUEUE, WORKFLOW, approval_topic
 from chrysalis.runtime.runs import RunStore
 from chrysalis.runtime.wakeup import has_trigger
 from tests.helpers import CLI_HANG_GUARD, chrysalis
-from tests.runtime.queue_helpers import finish, fresh_postgres_database, spawn, submit
+from tests.postgres import postgres_database
+from tests.runtime.queue_helpers import finish, spawn, submit
 
 SCRIPT = [ScriptedReply.tool_call("shell", {"command": "echo approved > out.txt"}), ScriptedReply(text="Finished.")]
 BEFORE_DBOS_RECHECK_S = 45.0
@@ -44,17 +44,11 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def database(request: pytest.FixtureRequest) -> str:
     """The runtime database's URL: SQLite under CHRYSALIS_HOME, or a fresh PostgreSQL database of this test's own."""
     if request.param == "sqlite":
-        yield database_url(load_settings({}))
-        return
-    url = os.environ.get("TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-    with fresh_postgres_database(url) as fresh:
-        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", fresh)
-        yield fresh
+        return database_url(load_settings({}))
+    return str(request.getfixturevalue("postgresql_url"))  # also CHRYSALIS_DATABASE_URL, for the CLI
 
 
 def _until(what: str, ready: Callable[[], bool], guard: float = CLI_HANG_GUARD) -> None:
@@ -92,10 +86,7 @@ def test_approve_wakes_a_run_waiting_on_a_running_worker(database: str, workspac
 
 
 def test_a_client_gives_a_postgresql_database_the_trigger_that_pushes_messages() -> None:
-    url = os.environ.get("TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-    with fresh_postgres_database(url) as fresh:
+    with postgres_database() as fresh:
         engine = open_engine(fresh)
         try:
             with client(fresh):  # a submit on an empty database: DBOS's client migration leaves the trigger out

@@ -33,16 +33,9 @@ def home() -> Path:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApprovalStore]:
-    """The store on SQLite, and on the PostgreSQL of TEST_POSTGRES_URL (scripts/postgres_for_tests.sh; CI sets it)."""
+    """The store on SQLite, and on a PostgreSQL database of its own (``postgresql_url``)."""
     if request.param == "postgresql":
-        url = os.environ.get("TEST_POSTGRES_URL")
-        if not url:
-            pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url)  # the CLI in a subprocess uses it too
-        engine = open_engine(url)
-        with engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS approval_requests, approval_nonces, approval_log"))
-        engine.dispose()
+        request.getfixturevalue("postgresql_url")  # sets CHRYSALIS_DATABASE_URL
     with ApprovalStore(open_engine(database_url(load_settings({})))) as opened:
         yield opened
 

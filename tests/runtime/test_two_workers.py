@@ -6,10 +6,8 @@ it; ``.ci/run`` starts Debian's PostgreSQL). Each PostgreSQL test gets a databas
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +15,15 @@ import pytest
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from tests.helpers import CLI_HANG_GUARD
-from tests.runtime.queue_helpers import events, finish, fresh_postgres_database, run_record, spawn, submit
+from tests.runtime.queue_helpers import events, finish, run_record, spawn, submit
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def database(request: pytest.FixtureRequest) -> str:
     """The runtime database the workers share: SQLite under CHRYSALIS_HOME, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield "sqlite"
-        return
-    url = os.environ.get("TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("TEST_POSTGRES_URL is not set (scripts/postgres_for_tests.sh prints one; CI sets it)")
-    with fresh_postgres_database(url) as fresh:
-        monkeypatch.setenv("CHRYSALIS_DATABASE_URL", fresh)
-        yield "postgresql"
+    if request.param == "postgresql":
+        request.getfixturevalue("postgresql_url")  # sets CHRYSALIS_DATABASE_URL
+    return str(request.param)
 
 
 def _worker(*flags: str) -> subprocess.Popen[str]:

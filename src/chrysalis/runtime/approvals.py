@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from chrysalis.errors import UsageError
 from chrysalis.runtime.database import EngineStore
 from chrysalis.runtime.envelopes import Envelope, Refusal, action_hash, verify
+from chrysalis.runtime.schema import ensure_schema
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -69,7 +70,7 @@ class ApprovalStore(EngineStore):
     """The ``approval_requests``, ``approval_nonces`` and ``approval_log`` tables of one database."""
 
     def __init__(self, engine: Engine) -> None:
-        """Use ``engine`` (``database.open_engine``); the tables are created if missing."""
+        """Use ``engine`` (``database.open_engine``); its tables are migrated to this code's revision if behind."""
         from sqlalchemy import Column, Float, MetaData, String, Table, Text
 
         self.engine = engine
@@ -101,7 +102,7 @@ class ApprovalStore(EngineStore):
             Column("kind", String(32), nullable=False),
             Column("detail", Text, nullable=False),
         )
-        meta.create_all(engine)
+        ensure_schema(engine)
 
     def request(self, run_id: str, tool: str, args: Mapping[str, Any]) -> ApprovalRequest:
         """Record that ``run_id`` waits for approval of ``tool`` with ``args``."""

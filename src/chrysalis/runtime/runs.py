@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import UsageError
 from chrysalis.runtime.database import EngineStore
+from chrysalis.runtime.schema import ensure_schema
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine, Table
@@ -86,7 +87,7 @@ class RunStore(EngineStore):
     """The ``runs``, ``run_events``, ``run_effects`` and ``workers`` tables of one database."""
 
     def __init__(self, engine: Engine) -> None:
-        """Use ``engine`` (``database.open_engine``); the tables are created if missing."""
+        """Use ``engine`` (``database.open_engine``); its tables are migrated to this code's revision if behind."""
         from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, UniqueConstraint
 
         self.engine = engine
@@ -134,7 +135,7 @@ class RunStore(EngineStore):
             Column("stopped", Boolean, nullable=False, default=False),
             Column("recovered_by", String(64)),
         )
-        meta.create_all(engine)
+        ensure_schema(engine)
 
     # runs
 
