@@ -85,3 +85,11 @@ def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
         process.kill()
         _out, err = process.communicate()
         raise AssertionError(f"chrysalis {process.args!r} hung; killed it. stderr: {err[-2000:]}") from None
+
+
+def folder_without_tests(tmp_path: Path) -> Path:
+    """A workspace with no tests, so no final check asks the model for more."""
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "README.md").write_text("notes\n")
+    return root

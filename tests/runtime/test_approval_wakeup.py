@@ -27,7 +27,7 @@ from chrysalis.runtime.runs import RunStore
 from chrysalis.runtime.wakeup import has_trigger
 from tests.helpers import CLI_HANG_GUARD, chrysalis
 from tests.postgres import postgres_database
-from tests.runtime.queue_helpers import finish, spawn, submit
+from tests.runtime.queue_helpers import finish, folder_without_tests, spawn, submit
 
 SCRIPT = [ScriptedReply.tool_call("shell", {"command": "echo approved > out.txt"}), ScriptedReply(text="Finished.")]
 BEFORE_DBOS_RECHECK_S = 45.0
@@ -37,10 +37,7 @@ BEFORE_DBOS_RECHECK_S = 45.0
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A folder with no tests (so no final check asks the model for more)."""
-    root = tmp_path / "plain"
-    root.mkdir()
-    (root / "README.md").write_text("notes\n")
-    return root
+    return folder_without_tests(tmp_path)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

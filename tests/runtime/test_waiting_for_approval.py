@@ -18,7 +18,7 @@ from chrysalis.config import load_settings
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.runtime.database import database_url, open_engine
 from tests.helpers import chrysalis
-from tests.runtime.queue_helpers import run_record, submit, work
+from tests.runtime.queue_helpers import folder_without_tests, run_record, submit, work
 
 COMMAND = "echo approved > out.txt"
 SCRIPT = [ScriptedReply.tool_call("shell", {"command": COMMAND}), ScriptedReply(text="Finished.")]
@@ -27,10 +27,7 @@ SCRIPT = [ScriptedReply.tool_call("shell", {"command": COMMAND}), ScriptedReply(
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A folder with no tests (so no final check asks the model for more)."""
-    root = tmp_path / "plain"
-    root.mkdir()
-    (root / "README.md").write_text("notes\n")
-    return root
+    return folder_without_tests(tmp_path)
 
 
 def _pending() -> list[dict[str, object]]:
