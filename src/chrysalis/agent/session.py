@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Any
 from chrysalis.agent.choice import SessionModels
 from chrysalis.agent.conversation import StoredConversation
 from chrysalis.agent.durability import Durability
-from chrysalis.agent.gate.approval import Approver, one_at_a_time
+from chrysalis.agent.gate.approval import ApprovedDomains, Approver, one_at_a_time
 from chrysalis.agent.lifecycle import RunLifecycle
 from chrysalis.agent.recording import RunRecorder, Totals, save_context
 from chrysalis.capabilities.registry import SessionFacts, capabilities_for, listeners
 from chrysalis.events import Event, RunResult, fan_out
-from chrysalis.tools.domains import ApprovedDomains
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -61,9 +60,8 @@ class AgentSession:
         from chrysalis.stores import Stores
 
         self.settings, self.parent_run_id, self.durability = settings, parent_run_id, durability
-        self.approver = approver
+        self.approver, self._owns_stores = approver, stores is None
         self.stores = stores or Stores.open(settings.home)
-        self._owns_stores = stores is None
         self.models = SessionModels(
             settings,
             self.stores.evals,
@@ -75,8 +73,7 @@ class AgentSession:
             durability=durability,
         )
         self.capabilities = capabilities_for(SessionFacts(settings, parent_run_id is not None, mcp_servers))
-        given = [on_event] if on_event is not None else []
-        self.on_event = fan_out(*given, *listeners(self.capabilities))
+        self.on_event = fan_out(*([on_event] if on_event is not None else []), *listeners(self.capabilities))
         self.conversation = StoredConversation(self.stores, settings.workspace)
         """The messages, their stored session and summary (``--continue``, ``--resume``, ``--fork``, ``/compact``)."""
         self.totals = Totals()

@@ -15,9 +15,11 @@ from typing import Any
 from chrysalis.agent.gate.call import Call, Wrapper
 from chrysalis.events import ApprovalRequest, Event
 from chrysalis.tools.base import ToolResult
+from chrysalis.tools.domains import ApprovedDomains
 from chrysalis.tools.policy import Decision, Policy
 
-__all__ = ["ApprovalTools", "Approver", "Asking", "one_at_a_time", "rerun_hint"]
+__all__ = ["ApprovalTools", "ApprovedDomains", "Approver", "Asking", "one_at_a_time", "rerun_hint"]
+# ApprovedDomains: the session's memory of what a yes approved beyond its call; this wrapper fills it (Policy.remember).
 
 Approver = Callable[[str, dict[str, Any], str], Awaitable[bool]]
 """Asks the user: (tool, args, reason) -> approved?"""
