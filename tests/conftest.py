@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import os
 import socket
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,19 +89,3 @@ def postgresql_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     with postgres_database() as url:
         monkeypatch.setenv("CHRYSALIS_DATABASE_URL", url)  # the CLI in a subprocess uses it too
         yield url
-
-
-@pytest.fixture(autouse=True)
-def one_postgresql_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
-    """PostgreSQL variants on the shared database (``TEST_POSTGRES_URL``) take turns under pytest-xdist.
-
-    A test with a database of its own (``postgresql_url``) needs no turn. A lock file, not an xdist
-    group: the group scheduler keys its work on node ids, and schemathesis gives its eight generated
-    tests one node id, so seven of them never ran.
-    """
-    if "postgresql" not in request.node.nodeid or "postgresql_url" in request.fixturenames:
-        yield
-        return
-    with open(Path(tempfile.gettempdir()) / "chrysalis-tests-postgresql.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the test
-        yield
