@@ -510,9 +510,15 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 def load_bench_module(name: str) -> ModuleType:
-    """Import ``bench/NAME.py`` by path: bench/ is a folder of scripts, not a package."""
+    """Import ``bench/NAME.py`` by path: bench/ is a folder of scripts, not a package.
+
+    A script imports its siblings by name (``from egress import provenance``), as it does when run
+    from bench/; so bench/ goes at the end of ``sys.path``, behind the standard library and packages.
+    """
     if name in sys.modules:
         return sys.modules[name]
+    if str(BENCH) not in sys.path:
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -14,6 +14,7 @@ timing), and ``stopped`` is set once the server has stopped.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +41,11 @@ class ScriptedReply:
 
     Bounded like the rest of the server: if it stops first (``stop()``, ``with`` exit, or ``max_seconds``),
     the held request gets a 503 saying it was never released.
+    """
+    thinking_s: float = 0.0
+    """Seconds the server waits before sending this reply, as a real model takes time to answer.
+
+    For benchmarks that need runs in flight; tests synchronise on ``held`` and ``wait_for_requests`` instead.
     """
 
     @classmethod
@@ -93,7 +99,7 @@ class ScriptedOpenAIServer:
         self._released = False
         self._stopping = False
         self._stop_lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -148,6 +154,16 @@ class ScriptedOpenAIServer:
             self._changed.wait_for(lambda: self._released or self._stopping)
             return self._released
 
+    def _deliverable(self, reply: ScriptedReply | None) -> ScriptedReply:
+        """``reply`` once it may go out: released if held, after its thinking time; a 503 if there is none."""
+        if reply is None:
+            return ScriptedReply.error(503, "the scripted server has no more replies")
+        if reply.held and not self._wait_for_release():
+            return ScriptedReply.error(503, "the scripted server stopped before the test released this reply")
+        if reply.thinking_s > 0:
+            time.sleep(reply.thinking_s)  # outside the server's lock: other requests are answered meanwhile
+        return reply
+
     def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
 
@@ -173,6 +189,14 @@ class ScriptedOpenAIServer:
             else:
                 reply = self.script(body)
         return ScriptedReply(text=reply) if isinstance(reply, str) else reply
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-request (a killed worker, an interrupted run) is no error worth a traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _completion_body(reply: ScriptedReply, model: str) -> dict[str, Any]:
@@ -240,11 +264,7 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
             except json.JSONDecodeError:
                 body = {}
-            reply = server.next_reply(body)
-            if reply is None:
-                reply = ScriptedReply.error(503, "the scripted server has no more replies")
-            elif reply.held and not server._wait_for_release():
-                reply = ScriptedReply.error(503, "the scripted server stopped before the test released this reply")
+            reply = server._deliverable(server.next_reply(body))
             model = str(body.get("model", "scripted"))
             if reply.status >= 400:
                 error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
