@@ -9,7 +9,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "chrysalis"
 # Lower number = lower layer. A module may import its own layer and the ones below.
 # fmt: skip below: the layers read as one table, by number.
 LAYERS = {
-    "errors": 0, "config": 0, "trust": 0, "redact": 0, "voting": 0, "events": 0, "plugin": 0,
+    "errors": 0, "config": 0, "trust": 0, "redact": 0, "voting": 0, "events": 0, "plugin": 0, "tls": 0,
     "tools": 1, "stores": 2, "llm": 3, "evolve": 4,
     "agent": 5, "capabilities": 5, "decomposition": 5, "repair": 5, "runtime": 5,
     "cli": 6, "server": 6,

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import EmbeddingError, MissingCredentialsError
 from chrysalis.llm.names import ModelName
-from chrysalis.llm.openai_compat import RetryPolicy, ssl_context
+from chrysalis.llm.openai_compat import RetryPolicy
 from chrysalis.llm.providers import KEY_VARS, OPENAI_URL, openai_endpoint
+from chrysalis.tls import tls_context
 
 if TYPE_CHECKING:
     import httpx
@@ -146,7 +147,7 @@ class EndpointEmbedder:
         import httpx
 
         try:
-            with httpx.Client(timeout=self._timeout, verify=ssl_context()) as client:
+            with httpx.Client(timeout=self._timeout, verify=tls_context()) as client:
                 return [
                     vector
                     for start in range(0, len(texts), self._batch)

@@ -11,7 +11,6 @@ the SDK-based providers and this backend retry the same errors the same way.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,10 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import ModelError
 from chrysalis.llm.backend import ChatMessage, Completion
+from chrysalis.tls import tls_context
 
 if TYPE_CHECKING:  # httpx and ssl are imported on first use, keeping `import chrysalis.llm.providers` light
-    import ssl
-
     import httpx
 
 __all__ = ["OpenAICompatBackend", "RetryPolicy"]
@@ -142,7 +140,7 @@ class OpenAICompatBackend:
         headers = {"Content-Type": "application/json", **self._headers}
         # One client per reply: a pooled client would outlive the event loop of ``asyncio.run``
         # and leak its sockets; on the loopback servers this backend is for, a new connection is cheap.
-        async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport, verify=ssl_context()) as client:
+        async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport, verify=tls_context()) as client:
             return await self._send(client, payload, headers, on_text)
 
     async def _send(
@@ -186,14 +184,6 @@ async def _read(response: httpx.Response, on_text: Callable[[str], None] | None,
         return await _read_stream(response, on_text)
     except (httpx.TransportError, json.JSONDecodeError) as exc:
         raise ModelError(f"The model server at {url} broke off or sent bad JSON mid-reply: {exc}") from exc
-
-
-@functools.cache
-def ssl_context() -> ssl.SSLContext:
-    """Built once: loading the CA bundle costs milliseconds, too much to pay on every reply."""
-    import httpx
-
-    return httpx.create_ssl_context()
 
 
 def _status_error(url: str, model: str, response: httpx.Response, tries: int) -> ModelError:

@@ -34,6 +34,7 @@ from chrysalis.errors import MissingCredentialsError, ModelError
 from chrysalis.llm.backend import ChatBackend
 from chrysalis.llm.names import ModelName
 from chrysalis.llm.openai_compat import RetryPolicy
+from chrysalis.tls import tls_context
 
 if TYPE_CHECKING:
     import httpx2
@@ -181,7 +182,7 @@ def _http_client(policy: RetryPolicy) -> httpx2.AsyncClient:
         """Retries transient failures below the SDK, so every provider follows the same ``RetryPolicy``."""
 
         def __init__(self) -> None:
-            self._inner = httpx2.AsyncHTTPTransport()
+            self._inner = httpx2.AsyncHTTPTransport(verify=tls_context())
 
         async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
             for attempt in range(policy.tries):

@@ -9,14 +9,13 @@ connection errors, so the model stops trying and works with what it has.
 from __future__ import annotations
 
 import re
-import ssl
 from dataclasses import dataclass
-from functools import cache
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urljoin, urlparse
 
 from pydantic import Field
 
+from chrysalis.tls import tls_context
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
 from chrysalis.tools.egress import EgressRefused, HostRules, Target, Unresolved, check
 
@@ -130,14 +129,6 @@ def _get(url: str, hosts: HostRules) -> _Page:
     raise ToolError(f"{url} redirected more than {MAX_REDIRECTS} times; fetch the final address directly.")
 
 
-@cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context per process: loading the CA bundle takes ~70 ms, far more than a loopback request."""
-    import httpx
-
-    return httpx.create_ssl_context()
-
-
 def _get_checked(target: Target) -> tuple[_Page, str | None]:
     """``_get_once`` at each checked address in the resolver's order, until one can be reached.
 
@@ -167,7 +158,7 @@ def _get_once(target: Target, address: str) -> tuple[_Page, str | None]:
     extensions = {"sni_hostname": target.server_name} if target.server_name else {}
     headers = {"User-Agent": _USER_AGENT, "Host": target.host_header}
     with (
-        httpx.Client(timeout=FETCH_TIMEOUT, follow_redirects=False, trust_env=False, verify=_tls()) as client,
+        httpx.Client(timeout=FETCH_TIMEOUT, follow_redirects=False, trust_env=False, verify=tls_context()) as client,
         client.stream("GET", target.pinned(address), headers=headers, extensions=extensions) as response,
     ):
         location = response.headers.get("location")
