@@ -8,6 +8,8 @@ again. The security policy (``chrysalis.tools.policy``) reads ``effect``, ``leve
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,8 +154,8 @@ class ToolSpec:
     rule denying a file tool whole refuses it (every write it could make would be refused)."""
 
     def json_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments, as models see it."""
-        return self.args.model_json_schema()
+        """The JSON schema of the arguments, as models see it (a copy: the caller may change it)."""
+        return copy.deepcopy(_schema_of(self.args))
 
     def __call__(self, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Validate ``raw_args`` and run; bad arguments and ``ToolError`` become failed results."""
@@ -198,6 +200,12 @@ class ToolSpec:
             return await self.arun(args, ctx)
         except ToolError as exc:
             return ToolResult.failure(str(exc))
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_of(args: type[ToolArgs]) -> dict[str, Any]:
+    """Built once per argument type: pydantic builds it anew each call (~1 ms a tool), and each run lists them all."""
+    return args.model_json_schema()
 
 
 def _short_validation(exc: ValueError) -> str:
