@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chrysalis.repair.localise import is_test_file, localise
+from chrysalis.repair.localise import PLUGIN_FILE, is_test_file, localise
+from chrysalis.repair.pytest_limit import MAX_STUCK
 from chrysalis.tools.sandbox import SandboxOptions
 
 PYTEST = "python -m pytest -q -p no:cacheprovider"
@@ -53,3 +54,42 @@ def test_frames_outside_the_workspace_are_never_suspects(project: Path) -> None:
     found = localise(project, PYTEST, SandboxOptions(), 60)
     assert "decoder.py" in found.run.output  # the traceback goes through the standard library
     assert [s.path for s in found.suspects] == ["stats.py"]
+
+
+LOOPING = '''def collatz_steps(n):
+    """How many steps the Collatz map takes from n to 1."""
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else n * 3 + 1
+        steps += 1
+    return steps
+
+
+def halvings(n):
+    """How many times n can be halved before it is odd."""
+    count = 0
+    while n % 2 == 0:
+        n = n // 1
+        count += 1
+    return count
+'''
+
+
+def test_a_test_stuck_in_a_loop_fails_where_it_is_stuck_and_the_rest_still_run(project: Path) -> None:
+    (project / "stats.py").write_text(LOOPING)
+    stuck = "\n\n".join(
+        f"def test_halvings_{n}():\n    assert halvings({n}) == {k}" for n, k in ((8, 3), (4, 2), (2, 1))
+    )
+    odd = "def test_halvings_odd():\n    assert halvings(7) == 0"
+    passing = "def test_collatz():\n    assert collatz_steps(6) == 8"
+    last = "def test_last():\n    pass"
+    tests = "\n\n\n".join(["from stats import collatz_steps, halvings", passing, odd, stuck, last])
+    (project / "tests" / "test_stats.py").write_text(tests + "\n")
+    found = localise(project, PYTEST, SandboxOptions(), 30)  # 5 s a test
+    assert not found.run.timed_out  # the run ended by itself: the stuck tests failed one by one
+    assert set(found.run.passed) == {"tests/test_stats.py::test_collatz", "tests/test_stats.py::test_halvings_odd"}
+    assert len(found.run.failed) == MAX_STUCK  # then the session stopped: test_last never ran
+    assert "TestRanTooLong: the test ran longer than 5 s" in found.run.output
+    top = found.suspects[0]
+    assert (top.path, top.function) == ("stats.py", "halvings") and set(top.lines) <= {13, 14, 15}
+    assert all(s.path != PLUGIN_FILE for s in found.suspects)  # the plugin's own frame is never a suspect

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,8 +27,13 @@ from typing import Literal
 from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, is_pytest, run_tests
 from chrysalis.tools.sandbox import SandboxOptions
 
-__all__ = ["Localisation", "Suspect", "hinted_first", "is_test_file", "localise"]
+__all__ = ["LIMIT_OPTION", "PLUGIN_FILE", "Localisation", "Suspect", "hinted_first", "is_test_file", "localise", "per_test_limit"]
 
+PLUGIN_FILE = "_chrysalis_test_limit.py"
+"""``pytest_limit.py`` (a time limit per test) as copied into the workspace copy and loaded with ``-p``."""
+LIMIT_OPTION = "--chrysalis-test-limit"
+_PLUGIN_SOURCE = Path(__file__).with_name("pytest_limit.py")
+"""Copied, never imported here: it imports pytest, which only the project's Python needs to have."""
 _DATA = ".chrysalis-coverage"
 _RC = ".chrysalis-coveragerc"
 _FRAME = re.compile(r"^(\S+\.py):(\d+): in (\w+)", re.MULTILINE)
@@ -93,15 +99,23 @@ def localise(workspace: Path, command: str, options: SandboxOptions, timeout: fl
         spectrum: dict[str, dict[int, set[str]]] | None = None
         if is_pytest(command):
             (copy.root / _RC).write_text(
-                f"[run]\ndynamic_context = test_function\ndata_file = {_DATA}\nsource = .\nomit = .venv/*, venv/*\n"
+                f"[run]\ndynamic_context = test_function\ndata_file = {_DATA}\nsource = .\n"
+                f"omit = .venv/*, venv/*, {PLUGIN_FILE}\nsigterm = true\n"
             )
-            run = run_tests(command, copy.root, options, timeout, coverage_rc=_RC)
+            shutil.copyfile(_PLUGIN_SOURCE, copy.root / PLUGIN_FILE)
+            limit = (f"-p{Path(PLUGIN_FILE).stem}", f"{LIMIT_OPTION}={per_test_limit(timeout):g}")
+            run = run_tests(command, copy.root, options, timeout, coverage_rc=_RC, extra=limit)
             spectrum = _read_spectrum(copy.root)
             if spectrum is None:  # no coverage in the project's Python: run the plain command for its output
                 run = run_tests(command, copy.root, options, timeout)
         else:
             run = run_tests(command, copy.root, options, timeout)
         return _rank(copy.root, run, spectrum)
+
+
+def per_test_limit(timeout: float) -> float:
+    """Seconds one test may run in the localisation run: a sixth of the run's timeout, at least 5."""
+    return max(5.0, timeout / 6)
 
 
 def _read_spectrum(root: Path) -> dict[str, dict[int, set[str]]] | None:
@@ -167,7 +181,7 @@ def _rank(root: Path, run: TestRun, spectrum: dict[str, dict[int, set[str]]] | N
                     scores[path][line] = ef / math.sqrt(len(failed) * (ef + ep))
     for frame in _FRAME.finditer(run.output):
         ours = _relative(root, frame[1])  # None for the standard library and installed packages: not ours to fix
-        if ours is not None and not is_test_file(ours):
+        if ours is not None and not is_test_file(ours) and ours != PLUGIN_FILE:
             method = "spectrum" if method == "spectrum" else "traceback"
             scores[ours][int(frame[2])] = scores[ours].get(int(frame[2]), 0.0) + 1.0
     if not scores:

@@ -93,10 +93,12 @@ def run_tests(
     *,
     only: tuple[str, ...] = (),
     coverage_rc: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> TestRun:
     """Run the test ``command`` in ``root``; for pytest, ``only`` these node ids, with a per-test summary.
 
-    With ``coverage_rc`` (a pytest command only), pytest runs under ``coverage run --rcfile=coverage_rc``.
+    With ``coverage_rc`` (a pytest command only), pytest runs under ``coverage run --rcfile=coverage_rc``;
+    ``extra`` are more pytest arguments (a plugin to load and its option).
 
     Raises:
         SandboxUnavailable: no sandbox works here (and running unconfined is not allowed).
@@ -104,7 +106,7 @@ def run_tests(
     full = command
     if is_pytest(command):
         words = shlex.split(command)
-        args = [*(words[1:] if Path(words[0]).name == "pytest" else words[3:]), "-rA", "--tb=short", *only]
+        args = [*(words[1:] if Path(words[0]).name == "pytest" else words[3:]), "-rA", "--tb=short", *extra, *only]
         runner = ["python", "-m", "coverage", "run", f"--rcfile={coverage_rc}"] if coverage_rc else [words[0]]
         full = (
             shlex.join([*runner, "-m", "pytest", *args])
