@@ -236,6 +236,9 @@ class RepairRound(_Base):
     """Candidates this round that passed the failing tests and then the whole suite."""
     unusable: int
     """Replies that could not be applied (bad line number, code that does not parse)."""
+    unusable_by: dict[str, int] = field(default_factory=dict[str, int])
+    """``unusable`` by kind (``candidates.discard_reason``): not_json, more_than_one_line, unchanged,
+    does_not_parse, outside_the_function, not_placed, other."""
     flagged: dict[str, int]
     """Red flags raised this round, by flag."""
     seconds: float

@@ -8,6 +8,7 @@ import pytest
 
 from chrysalis.repair.candidates import (
     Candidate,
+    Form,
     apply_reply,
     line_order,
     minimise,
@@ -17,6 +18,7 @@ from chrysalis.repair.candidates import (
     prompt_for,
 )
 from chrysalis.repair.localise import Suspect
+from chrysalis.repair.unusable import KINDS, discard_reason
 
 PROGRAM = '''from collections import deque
 
@@ -143,3 +145,27 @@ def test_a_candidate_with_several_changes_narrows_to_each_change_alone() -> None
         "+    dist = {start: 0}",
     ]
     assert narrowings(PROGRAM, first, 0) == []  # one change: nothing narrower
+
+
+@pytest.mark.parametrize(
+    ("form", "reply", "kind"),
+    [
+        ("line", "not json at all", "not_json"),
+        ("line", json.dumps({"line": 17, "code": "a = 1\nb = 2"}), "more_than_one_line"),
+        ("line", json.dumps({"line": 17, "code": "return dist"}), "unchanged"),
+        ("line", json.dumps({"line": 19, "code": "dist[nxt] = (dist[node] + 1"}), "does_not_parse"),
+        (
+            "function",
+            json.dumps({"code": "def bfs(graph, start):\n    return {}\n\ndef extra():\n    pass"}),
+            "outside_the_function",
+        ),
+        ("function", json.dumps({"code": "def bfs(graph, start:\n    return {}"}), "does_not_parse"),
+        ("diff", _diff_reply("-    return x", "+    return x + 1"), "outside_the_function"),
+        ("diff", _diff_reply("@@ -13 +13 @@", "     dist = {}"), "unchanged"),
+        ("diff", _diff_reply("+    dist[start] = 0"), "not_placed"),
+    ],
+)
+def test_every_unusable_reply_is_counted_under_its_kind(form: Form, reply: str, kind: str | None) -> None:
+    _text, problem = apply_reply(PROGRAM, BFS, form, reply)
+    assert (None if problem is None else discard_reason(problem)) == kind, problem
+    assert discard_reason("a message no one wrote") == "other" and set(KINDS) >= {"other", "not_json"}

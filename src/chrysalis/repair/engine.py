@@ -8,8 +8,7 @@
     narrow     the winner's changes, each alone: one that passes without the others wins instead
     iterate    if none passes: the closest failures go back into the prompt, one more suspect is
                tried, and twice the samples are drawn, until ``max_samples`` or ``rounds``
-    apply      the winner is written with a checkpoint, so ``chrysalis undo`` takes it back, if the caller's
-               policy allows it (``apply.py``: ``Authorise``)
+    apply      the winner, with a checkpoint (``chrysalis undo``), if the caller's policy allows (``apply.py``)
 
 Sampling stops early once ``k`` passing candidates agree (seed 001's first-to-k over the patches
 that passed). Candidates with the same normalised form are validated once. Nothing touches the
@@ -35,6 +34,7 @@ from chrysalis.repair.choose import choose, contains, normalised, rank, red_flag
 from chrysalis.repair.localise import Localisation, Suspect, hinted_first, localise
 from chrysalis.repair.slots import Slots
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
+from chrysalis.repair.unusable import discard_reason
 from chrysalis.stores.checkpoints import CheckpointStore
 from chrysalis.tools.policy import Decision
 from chrysalis.tools.sandbox import SandboxOptions
@@ -47,8 +47,7 @@ SAME_SUSPECT_RUN = 3
 MIN_TEST_SECONDS = 5.0
 """The shortest timeout of a candidate's test run: past the time limit, or however fast the buggy code's run was."""
 SLOWER_THAN_BUGGY = 10.0
-"""A candidate's test run may take this many times as long as the buggy code's (localisation's, under coverage):
-a patch that loops forever costs seconds, not a minute, and a fix that does more work still has room."""
+"""A candidate's test run may take this many times the buggy code's (localisation's): an endless loop costs seconds."""
 FEEDBACK_CANDIDATES = 2
 FEEDBACK_LINES = 8
 
@@ -195,7 +194,7 @@ class Repairer:
             rounds += 1
             round_started = time.perf_counter()
             tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]] = []
-            unusable, round_flags, round_drawn = 0, Counter[str](), 0
+            unusable, round_flags, round_drawn = Counter[str](), Counter[str](), 0
             made += len(batch)
             tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(quota):
@@ -211,7 +210,7 @@ class Repairer:
                 cost += candidate.cost
                 slowest = max(slowest, candidate.seconds)
                 if candidate.new_text is None:
-                    unusable += 1
+                    unusable[discard_reason(candidate.problem)] += 1
                     continue
                 flags = red_flags(candidate, originals[candidate.suspect.path], tests)
                 if flags:
@@ -233,7 +232,8 @@ class Repairer:
                     samples=round_drawn,
                     templates=len(batch),
                     passed=sum(v.passed for _, v in results),
-                    unusable=unusable,
+                    unusable=sum(unusable.values()),
+                    unusable_by=dict(unusable),
                     flagged=dict(round_flags),
                     seconds=round(time.perf_counter() - round_started, 2),
                 )

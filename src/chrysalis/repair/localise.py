@@ -27,7 +27,16 @@ from typing import Literal
 from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, is_pytest, run_tests
 from chrysalis.tools.sandbox import SandboxOptions
 
-__all__ = ["LIMIT_OPTION", "PLUGIN_FILE", "Localisation", "Suspect", "hinted_first", "is_test_file", "localise", "per_test_limit"]
+__all__ = [
+    "LIMIT_OPTION",
+    "PLUGIN_FILE",
+    "Localisation",
+    "Suspect",
+    "hinted_first",
+    "is_test_file",
+    "localise",
+    "per_test_limit",
+]
 
 PLUGIN_FILE = "_chrysalis_test_limit.py"
 """``pytest_limit.py`` (a time limit per test) as copied into the workspace copy and loaded with ``-p``."""
