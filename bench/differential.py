@@ -99,6 +99,8 @@ TEST_COUNT = (4, 12)
 PYTEST_INI = "[pytest]\npythonpath = .\n"
 TEST_TIMEOUT_S = 60.0
 REPR_LIMIT = 160
+MEMORY_LIMIT = 2**30
+"""The worker's address space, in bytes."""
 
 
 @dataclass(frozen=True)
@@ -186,8 +188,19 @@ def _short(outcome: tuple[str, Any]) -> str:
     return text if len(text) <= REPR_LIMIT else text[: REPR_LIMIT - 3] + "..."
 
 
+def _limit_memory(limit: int) -> None:
+    """Cap the address space: a candidate that loops while it appends fails with MemoryError, not the machine."""
+    try:
+        import resource  # POSIX only
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def _worker(spec: dict[str, Any]) -> int:
     """Run the trials; one JSON line per trial on the saved stdout, the programs' prints go nowhere."""
+    _limit_memory(MEMORY_LIMIT)
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
