@@ -515,7 +515,8 @@ def _print_report(checks: list[BugCheck]) -> None:
     print(f"\n{len(valid)} of {len(checks)} bugs valid")
     for field, allowed in (("category", CATEGORIES), ("kind", KINDS), ("pattern", PATTERNS), ("symptom", SYMPTOMS)):
         counts = Counter(c.meta.get(field) for c in checks)
-        print(f"{field + 's:':12}" + ", ".join(f"{value} {counts[value]}" for value in allowed if counts[value]))
+        label = "categories:" if field == "category" else f"{field}s:"
+        print(f"{label:12}" + ", ".join(f"{value} {counts[value]}" for value in allowed if counts[value]))
     for check in checks:
         for problem in check.problems:
             print(f"PROBLEM {check.name}: {problem}")
