@@ -16,7 +16,7 @@ its process group, and the trial it was on counts as a disagreement (``timed_out
 A bug set is a folder of bug folders, each holding ``NAME.py`` (the correct program), ``test_NAME.py``
 and ``bug.json`` (category, kind, pattern, symptom, fixed, buggy, description), and ``differential.py``.
 
-    python bench/differential.py [SET_DIR] [--trials 500] [--only NAME ...]
+    python bench/differential.py [SET_DIR] [--trials 500] [--only NAME ...] [--test-timeout 60]
 
 checks every bug folder of SET_DIR (default bench/bugs_heldout): bug.json is valid, the reference
 passes its tests and the buggy program fails them, the reference agrees with itself and the buggy
@@ -463,14 +463,14 @@ def _symptom_problem(symptom: str, records: list[TrialRecord], timed_out: bool) 
     return None
 
 
-def check_bug(folder: Path, trials: int = 500, seed: int = 0) -> BugCheck:
+def check_bug(folder: Path, trials: int = 500, seed: int = 0, test_timeout_s: float = TEST_TIMEOUT_S) -> BugCheck:
     """Every check on one bug folder."""
     meta, problems = validate_meta(folder)
     if problems:
         return BugCheck(folder.name, meta, tuple(problems), tests_ok=False, differential_ok=False)
     reference = (folder / f"{folder.name}.py").read_text(encoding="utf-8")
     buggy = buggy_source(folder, meta)
-    passing, failing = run_tests(folder, reference), run_tests(folder, buggy)
+    passing, failing = run_tests(folder, reference, test_timeout_s), run_tests(folder, buggy, test_timeout_s)
     problems += [] if passing.passed else [f"the reference fails its tests ({passing})"]
     problems += [] if not failing.passed else ["the buggy program passes the tests"]
     differential_ok = False
@@ -481,7 +481,10 @@ def check_bug(folder: Path, trials: int = 500, seed: int = 0) -> BugCheck:
         problems.append(f"differential: {exc}")
     else:
         if not itself.agrees:
-            problems.append(f"the reference disagrees with itself: {itself.first}")
+            problems.append(
+                f"the reference disagrees with itself: {itself.first} (is trial deterministic, and does it"
+                " return plain values: None, bool, int, float, str, and lists, tuples and dicts of them?)"
+            )
         if not any(record.why for record in records):
             problems.append(f"the buggy program agrees with the reference on {trials} trials")
         symptom = _symptom_problem(meta["symptom"], records, timed_out)
@@ -535,6 +538,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=500, help="random trials per differential check")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", default=None, metavar="NAME", help="check only these bugs")
+    parser.add_argument(
+        "--test-timeout", type=float, default=TEST_TIMEOUT_S, help="seconds for one pytest run (default: %(default)s)"
+    )
     options = parser.parse_args(argv)
     if not options.set_dir.is_dir():
         print(f"no such folder: {options.set_dir}", file=sys.stderr)
@@ -545,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
     if not folders:
         print(f"no bug folders in {options.set_dir}", file=sys.stderr)
         return 1
-    checks = [check_bug(folder, options.trials, options.seed) for folder in folders]
+    checks = [check_bug(folder, options.trials, options.seed, options.test_timeout) for folder in folders]
     _print_report(checks)
     return 1 if any(check.problems for check in checks) else 0
 
