@@ -248,3 +248,15 @@ def test_the_refiner_is_the_strongest_capable_candidate_stronger_than_the_draft(
     record(stores, "openai:gpt-4.1-mini", "fix", successes=6, failures=0)
     # Equally strong (4): the better record wins.
     assert router.refiner("fix", [LOCAL, "openai:gpt-4o", "openai:gpt-4.1-mini"], LOCAL) == "openai:gpt-4.1-mini"
+
+
+def test_a_repair_under_auto_runs_on_the_routers_pick(
+    stores: Stores, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chrysalis.agent.choice import routed_model  # the agent layer's use of the router (chrysalis fix)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    fixed = load_settings({"workspace": workspace, "model": MINI})
+    assert routed_model(fixed, stores.evals, "fix") == MINI
+    auto = load_settings({"workspace": workspace, "model": "auto"})
+    assert routed_model(auto, stores.evals, "fix") == "openai:gpt-4o-mini"  # the one keyed candidate

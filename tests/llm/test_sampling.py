@@ -6,10 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.settings import ModelSettings
 
 from chrysalis.config import load_settings
-from chrysalis.errors import UsageError
+from chrysalis.errors import MissingCredentialsError
 from chrysalis.llm.backend import ChatMessage
+from chrysalis.llm.model_backend import ModelBackend
 from chrysalis.llm.sampling import Decorrelation, Sampler
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.voting import VotingConfig, vote_async
@@ -52,6 +56,36 @@ def test_a_vote_over_http_draws_its_first_samples_concurrently(workspace: Path) 
         assert asyncio.run(main()) == "4"
 
 
-def test_a_provider_without_a_raw_backend_is_a_clear_error(workspace: Path) -> None:
-    with pytest.raises(UsageError, match="no fast sampling path"):
-        Sampler.for_model("anthropic:claude-haiku", load_settings({"workspace": workspace}))
+def test_a_provider_without_a_raw_backend_samples_through_its_own_client(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = load_settings({"workspace": workspace})
+    with pytest.raises(MissingCredentialsError, match="ANTHROPIC_API_KEY"):
+        Sampler.for_model("anthropic:claude-haiku", settings)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-test")
+    for model in ("anthropic:claude-haiku", "openrouter:openai/gpt-4o-mini"):
+        sampler = Sampler.for_model(model, settings, max_tokens=8)
+        assert isinstance(sampler.backend, ModelBackend) and sampler.max_tokens == 8  # built, nothing sent
+
+
+def test_a_model_backend_sends_the_chat_with_the_voters_settings_and_reads_the_reply() -> None:
+    seen: list[tuple[list[ModelMessage], ModelSettings | None]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append((messages, info.model_settings))
+        return ModelResponse(parts=[TextPart('{"code": "return a - b"}')])
+
+    backend = ModelBackend(FunctionModel(respond))
+    chat = [ChatMessage("system", "Fix it."), ChatMessage("user", "def f(a, b): return a + b")]
+    completion = asyncio.run(Sampler(backend, max_tokens=32).sample(chat, 2))
+    assert completion.text == '{"code": "return a - b"}' and completion.output_tokens > 0
+    ((messages, model_settings),) = seen
+    (request,) = messages
+    assert [type(part).__name__ for part in request.parts] == ["SystemPromptPart", "UserPromptPart"]
+    assert model_settings is not None
+    assert (model_settings.get("temperature"), model_settings.get("seed"), model_settings.get("max_tokens")) == (
+        Decorrelation().temperature(2),
+        2,
+        32,
+    )

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from chrysalis.llm.routing import ModelRouter, RoutingChoice
 
-__all__ = ["RunChoice", "RunChooser", "SessionModels", "start_event"]
+__all__ = ["RunChoice", "RunChooser", "SessionModels", "routed_model", "start_event"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,19 @@ class RunChooser:
         if not self.candidates or not plan_for(settings.priority).refine or not self.refines:
             return None
         return _router(settings, self.evals).refiner(kind, self.candidates, model, need=needs(kind))
+
+
+def routed_model(settings: Settings, evals: EvalStore, kind: str) -> str:
+    """The model a task of type ``kind`` runs on: ``settings.model``, or the router's pick when it is ``auto``.
+
+    Raises:
+        ConfigError: ``model`` is ``auto`` and ``auto_models`` holds a bad value.
+    """
+    from chrysalis.llm.routing import AUTO, auto_candidates
+
+    if settings.model != AUTO:
+        return settings.model
+    return _router(settings, evals).choose(kind, auto_candidates(settings), need=needs(kind)).model
 
 
 def _router(settings: Settings, evals: EvalStore) -> ModelRouter:

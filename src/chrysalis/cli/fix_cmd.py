@@ -45,6 +45,7 @@ def fix_command(
     Raises:
         UsageError: no test command can be found, a sample count is below 1, or ``--forms`` names an unknown form.
     """
+    from chrysalis.agent.choice import routed_model
     from chrysalis.agent.gate.patches import patch_authoriser
     from chrysalis.cli.approval import terminal_approver
     from chrysalis.llm.pricing import check_budget, cost_usd
@@ -82,11 +83,12 @@ def fix_command(
         budget=settings.budget,
         time_limit=settings.timeout,
     )
-    sampler = Sampler.for_model(settings.model, settings, max_tokens=MAX_TOKENS)
     render = JsonRenderer() if json_output else RichRenderer()
     approver = None if json_output else terminal_approver(lambda: settings.workspace)
     run_id = uuid.uuid4().hex[:12]
     with Stores.open(settings.home) as stores:
+        model = routed_model(settings, stores.evals, "fix")  # under `auto`, the router's pick for repairs
+        sampler = Sampler.for_model(model, settings, max_tokens=MAX_TOKENS)
 
         def emit(event: Event) -> None:
             stores.traces.record(run_id, event.to_json())
@@ -100,7 +102,7 @@ def fix_command(
             checkpoints=stores.checkpoints,
             run_id=run_id,
             emit=emit,
-            price=lambda tokens_in, tokens_out: cost_usd(settings.model, tokens_in, tokens_out, settings.prices),
+            price=lambda tokens_in, tokens_out: cost_usd(model, tokens_in, tokens_out, settings.prices),
             authorise=patch_authoriser(Policy.from_settings(settings), approver, run_id=run_id, emit=emit),
         )
         report = asyncio.run(repairer.run())

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from chrysalis.config import Settings
-from chrysalis.errors import UsageError
 from chrysalis.llm.backend import ChatBackend, ChatMessage, Completion
 from chrysalis.llm.names import ModelName
 
@@ -58,8 +57,13 @@ class Sampler:
     def for_model(cls, model: str, settings: Settings, **options: Any) -> Sampler:
         """A sampler on the raw backend of ``model``: ``local:...`` in process, or an OpenAI-compatible server.
 
+        Any other provider (OpenAI, Anthropic, OpenRouter) samples through its pydantic-ai model
+        (``ModelBackend``): one request per sample, no schema constraint. ``auto`` is resolved by the
+        caller (it needs the eval store's records), so it is not a model here.
+
         Raises:
-            UsageError: the provider has no raw chat backend here (use an OpenAI-compatible URL).
+            UsageError: the model name is malformed or its provider unknown.
+            MissingCredentialsError: the provider needs a key that is not set.
         """
         name = ModelName.parse(model, base_url=settings.base_url)
         if name.provider == "local":
@@ -71,11 +75,11 @@ class Sampler:
 
             url = settings.base_url or DEFAULT_OLLAMA_URL
             backend = OpenAICompatBackend(name.name, url)
-        else:
-            raise UsageError(
-                f"{model!r} has no fast sampling path: use an embedded model (local:...) or an OpenAI-compatible "
-                "server (--base-url URL with the model's name there)."
-            )
+        else:  # openai, anthropic, openrouter: through the provider's own client, as the agent uses it
+            from chrysalis.llm.model_backend import ModelBackend
+            from chrysalis.llm.providers import build_model
+
+            backend = ModelBackend(build_model(replace(settings, model=model)))
         return cls(backend, **options)
 
     async def sample(self, messages: list[ChatMessage], i: int) -> Completion:
