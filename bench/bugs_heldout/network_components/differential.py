@@ -1,7 +1,6 @@
 def trial(module, rng):
     net = module.Network()
     n = rng.randint(1, 10)
-    out = []
     for _ in range(rng.randint(0, 20)):
         a, b = rng.randrange(n), rng.randrange(n)
         action = rng.random()
@@ -11,12 +10,15 @@ def trial(module, rng):
             net.unlink(a, b)
         else:
             net.add_host(a)
-    out.append(net.components())
-    out.append(net.isolated())
-    out.append(net.largest())
-    hosts = [h for comp in net.components() for h in comp]
-    if hosts:
-        h = rng.choice(hosts)
-        out.append(net.component_of(h))
-        out.append(net.can_reach(h, rng.choice(hosts)))
-    return out
+    host, other = rng.randrange(n), rng.randrange(n)
+    query = rng.choice(["components", "isolated", "largest", "component_of", "can_reach"])
+    if query == "components":
+        return net.components()
+    if query == "isolated":
+        return net.isolated()
+    if query == "largest":
+        return net.largest()
+    if query == "component_of":
+        net.add_host(host)
+        return net.component_of(host)
+    return net.can_reach(host, other) if host in [h for c in net.components() for h in c] else None
