@@ -1,6 +1,6 @@
 from datetime import date
 
-from business_days import BusinessCalendar, as_dates, due_date
+from working_days import BusinessCalendar, as_dates, due_date
 
 XMAS = as_dates(["2024-12-25", "2024-12-26", "2025-01-01"])
 

@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from integer_roots import hypotenuse, iroot, is_square, isqrt, sqrt_floor_and_rest
+from exact_roots import hypotenuse, iroot, is_square, isqrt, sqrt_floor_and_rest
 
 
 def test_isqrt_small_values():
