@@ -1,8 +1,10 @@
-"""Repair benchmark: the plain agent loop against generate-and-validate repair, on one-line bugs we wrote.
+"""Repair benchmark: the plain agent loop against generate-and-validate repair, on one-line bugs.
 
-For every bug of ``bench/bugs`` (see ``repair_bugs.py``: 41 small classic algorithms, one injected
-bug each) and every configuration, a fresh workspace (the buggy program, its tests, a git commit)
-gets one attempt:
+Two sets, always reported side by side (``--sets``): ``dev``, ``bench/bugs`` (see ``repair_bugs.py``:
+41 small classic algorithms, one injected bug each), which repair was built and tuned on; and
+``heldout``, ``bench/bugs_heldout``, written apart by someone who had not read repair's code or the
+dev set, and never used to choose anything. For every bug and every configuration, a fresh
+workspace (the buggy program, its tests, a git commit) gets one attempt:
 
 - ``loop``: the agent (``chrysalis run`` as a library, coder tools, level 3, no approval prompts)
   without the ``repair`` tool, told to make the failing tests pass; its timeout is the time limit.
@@ -15,16 +17,20 @@ gets one attempt:
   ``line,function,line`` (e.g. ``repair-10@line,function,diff`` adds the unified-diff form).
 - ``agent`` (not in the default set): the agent with its ``repair`` tool, as ``make demo`` runs it.
 
-Every outcome is judged here, after the attempt, by the same rule: **fixed** when the workspace's
-tests pass and the test file is unchanged; **clean** when the program's diff touches only the bug's
-line (``Bug.is_clean``); **exact** when the program is the original again. ``said_done`` is the
-attempt's own claim of success (the run's ``success``, repair's report); ``said_done_failing`` counts
-the claims made while the tests still failed. A loop row's ``answered`` says whether the run ended
-with an answer at all (its check may then have said the tests fail), and its tokens come from the
-eval store, so a run stopped by the time limit counts what it used.
+Every outcome is judged here, after the attempt, by the same rule: **tests pass** when the
+workspace's tests pass and the test file is unchanged; **fixed** when, besides, the program agrees
+with the reference (the correct program) on 500 generated inputs (the bug folder's
+``differential.py``, which repair never sees: ``differential.py`` here); **overfit** when the tests
+pass but the program disagrees (a wrong fix the tests cannot tell from a right one); **clean** when
+the program's diff touches only the bug's line (``Bug.is_clean``); **exact** when the program is the
+original again. ``said_done`` is the attempt's own claim of success (the run's ``success``, repair's
+report); ``said_done_failing`` counts the claims made while the tests still failed. A loop row's
+``answered`` says whether the run ended with an answer at all (its check may then have said the
+tests fail), and its tokens come from the eval store, so a run stopped by the time limit counts
+what it used.
 
     python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,templates,repair-1,...,repair-20]
-                           [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
+                           [--sets dev,heldout] [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
 
 Rows are written to ``bench/results/repair.json`` after each attempt, so an interrupted run keeps
 what it measured and ``--resume`` carries on (also with other ``--configs``: its rows are kept, and
@@ -53,7 +59,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from chrysalis.config import chrysalis_home, load_settings
-from repair_bugs import TEST_COMMAND, Bug, load, load_all, suite_passes
+from differential import differential_check
+from repair_bugs import SETS, TEST_COMMAND, Bug, load, load_all, suite_passes
 
 RESULTS = Path(__file__).parent / "results" / "repair.json"
 DEFAULT_CONFIGS = ("loop", "templates", "repair-1", "repair-5", "repair-10", "repair-20")
@@ -187,8 +194,8 @@ def repair_settings(config: str) -> tuple[int, int, str | None]:
 
 
 def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) -> dict[str, Any]:
-    """One configuration's attempt at one bug, judged after the fact."""
-    workspace = _workspace(bug, root / config)
+    """One configuration's attempt at one bug, judged after the fact (against the reference, too)."""
+    workspace = _workspace(bug, root / bug.folder.parent.name / config)
     started = time.perf_counter()
     if config in ("loop", "agent"):
         outcome = run_loop(bug, workspace, model, time_limit, with_repair=config == "agent")
@@ -198,22 +205,39 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     seconds = time.perf_counter() - started
     patched = (workspace / bug.program).read_text(encoding="utf-8")
     tests_same = (workspace / bug.test_file).read_text(encoding="utf-8") == bug.tests
-    fixed = tests_same and suite_passes(workspace)
+    tests_pass = tests_same and suite_passes(workspace)
+    verdict = differential_check(bug.folder, patched) if tests_pass else None
+    fixed = verdict is not None and verdict.agrees
     return {
+        "set": set_of(bug),
         "bug": bug.name,
         "config": config,
         "category": bug.category,
         "kind": bug.kind,
+        "tests_pass": tests_pass,
         "fixed": fixed,
+        "overfit": tests_pass and not fixed,
+        "disagreement": verdict.first if verdict is not None and not fixed else None,
         "clean": fixed and bug.is_clean(patched),
         "exact": fixed and bug.is_exact(patched),
         "tests_changed": not tests_same,
         "seconds": round(seconds, 1),
         "commit": _commit(),
         **outcome,
-        "said_done_failing": outcome["said_done"] and not fixed,
+        "said_done_failing": outcome["said_done"] and not tests_pass,
         "diff": _git(workspace, "diff")[-2000:],
     }
+
+
+def set_of(bug: Bug) -> str:
+    """``dev`` or ``heldout``: the name ``--sets`` gives the bug's set."""
+    return next(name for name, folder in SETS.items() if folder.resolve() == bug.folder.parent.resolve())
+
+
+def summarise_sets(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """``summarise`` for each set apart (rows written before there were two sets are ``dev``'s)."""
+    names = dict.fromkeys(row.get("set", "dev") for row in rows)
+    return {name: summarise([row for row in rows if row.get("set", "dev") == name], configs) for name in names}
 
 
 def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[str, Any]]:
@@ -232,6 +256,7 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
             "bugs": n,
             "fixed": fixed,
             "fixed_pct": round(100 * fixed / n, 1),
+            "overfit": sum(row.get("overfit", False) for row in mine),
             "clean": sum(row["clean"] for row in mine),
             "exact": sum(row["exact"] for row in mine),
             "said_done_failing": sum(row["said_done_failing"] for row in mine),
@@ -250,14 +275,15 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
 
 def print_table(summary: dict[str, dict[str, Any]]) -> None:
     print(
-        f"\n{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'clean':>6} {'exact':>6} {'done!':>6} "
+        f"{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'overfit':>7} {'clean':>6} {'exact':>6} {'done!':>6} "
         f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'tokens':>7} {'×loop':>6}"
     )
     for config, row in summary.items():
         samples = "-" if row["mean_samples"] is None else f"{row['mean_samples']:.1f}"
         print(
-            f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['clean']:>6} "
-            f"{row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} {row['max_seconds']:>6.1f} "
+            f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['overfit']:>7} "
+            f"{row['clean']:>6} {row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} "
+            f"{row['max_seconds']:>6.1f} "
             f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}"
         )
     print("done! = claimed success while the tests still failed")
@@ -284,7 +310,8 @@ def main() -> int:
         default=",".join(DEFAULT_CONFIGS),
         help="comma-separated (';' when a configuration names its forms: @a,b)",
     )
-    parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all)")
+    parser.add_argument("--sets", default="dev,heldout", help="comma-separated: dev, heldout (both by default)")
+    parser.add_argument("--bugs", default="", help="comma-separated bug names (default: all of the sets)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
     parser.add_argument("--time-limit", type=float, default=160.0, help="seconds per attempt (under 3 minutes in all)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
@@ -295,33 +322,52 @@ def main() -> int:
     for config in configs:  # a bad name fails now, not hours into the run
         if config not in ("loop", "agent"):
             repair_settings(config)
-    bugs = [load(name) for name in options.bugs.split(",")] if options.bugs else load_all()
-    bugs = bugs[: options.limit] if options.limit else bugs
+    bugs = _bugs(options.sets, options.bugs, options.limit)
     rows: list[dict[str, Any]] = []
     if options.resume and options.out.is_file():
         previous = json.loads(options.out.read_text())
         rows = [row for row in previous["rows"] if previous["model"] == options.model]
-    done = {(row["bug"], row["config"]) for row in rows}
+    done = {(row.get("set", "dev"), row["bug"], row["config"]) for row in rows}
     home = _home()
     known = list(dict.fromkeys([*(row["config"] for row in rows), *configs]))  # earlier runs' configs count too
     write: Callable[[], None] = lambda: _write(options, known, bugs, rows)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="chrysalis-repair-bench-") as tmp:
         for bug in bugs:
             for config in configs:
-                if (bug.name, config) in done:
+                if (set_of(bug), bug.name, config) in done:
                     continue
                 row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
                 rows.append(row)
                 print(
-                    f"{bug.name:<18} {config:<10} {'FIXED' if row['fixed'] else 'failed':<6} "
+                    f"{set_of(bug):<8} {bug.name:<22} {config:<10} {_verdict(row):<7} "
                     f"{'clean' if row['clean'] else '':<5} {row['seconds']:>6.1f} s",
                     flush=True,
                 )
                 write()
     home.cleanup()
     write()
-    print_table(summarise(rows, known))
+    for name, summary in summarise_sets(rows, known).items():
+        print(f"\n{name} set")
+        print_table(summary)
     return 0
+
+
+def _bugs(sets: str, names: str, limit: int) -> list[Bug]:
+    """The bugs of ``sets`` (comma-separated set names), only ``names`` if given, the first ``limit`` of each set."""
+    chosen: list[Bug] = []
+    for name in (part.strip() for part in sets.split(",") if part.strip()):
+        if name not in SETS:
+            raise SystemExit(f"--sets {sets!r}: unknown set {name!r}; give dev, heldout or both")
+        folder = SETS[name]
+        found = (
+            [load(bug, folder) for bug in names.split(",") if (folder / bug).is_dir()] if names else load_all(folder)
+        )
+        chosen += found[:limit] if limit else found
+    return chosen
+
+
+def _verdict(row: dict[str, Any]) -> str:
+    return "FIXED" if row["fixed"] else "overfit" if row["overfit"] else "failed"
 
 
 @functools.cache
@@ -352,7 +398,7 @@ def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], row
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "commit": _commit(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "summary": summarise(rows, configs),
+        "summary": summarise_sets(rows, configs),
         "rows": rows,
     }
     options.out.write_text(json.dumps(payload, indent=1) + "\n")

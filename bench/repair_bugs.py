@@ -28,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUGS = Path(__file__).parent / "bugs"
+HELDOUT = Path(__file__).parent / "bugs_heldout"
+SETS = {"dev": BUGS, "heldout": HELDOUT}
+"""The development set (repair was built and tuned on it) and the held-out set (written apart, never tuned on)."""
 KINDS = ("off_by_one", "wrong_operator", "wrong_variable", "wrong_constant", "missing_base_case", "swapped_arguments")
 CATEGORIES = ("searching", "sorting", "graphs", "dp", "number_theory", "parsing")
 PYTEST_INI = "[pytest]\npythonpath = .\n"
@@ -53,6 +56,8 @@ class Bug:
     """The 1-based line of the correct program that the bug replaces or deletes."""
     fixed: str
     buggy: str | None
+    folder: Path = BUGS
+    """Where it lives: its ``differential.py`` (never copied into a workspace) judges a fix correct."""
 
     @property
     def program(self) -> str:
@@ -111,7 +116,8 @@ def load(name: str, root: Path = BUGS) -> Bug:
     missing = {"category", "kind", "fixed", "buggy", "description"} - set(meta)
     if missing:
         raise BugSetError(f"{folder / 'bug.json'}: missing {', '.join(sorted(missing))}")
-    if meta["kind"] not in KINDS or meta["category"] not in CATEGORIES:
+    dev_labels = meta["kind"] in KINDS and meta["category"] in CATEGORIES
+    if root == BUGS and not dev_labels:  # the held-out set's labels are checked by differential.py
         raise BugSetError(f"{folder / 'bug.json'}: kind {meta['kind']!r} or category {meta['category']!r} unknown")
     correct = (folder / f"{name}.py").read_text(encoding="utf-8")
     lines = correct.splitlines()
@@ -128,6 +134,7 @@ def load(name: str, root: Path = BUGS) -> Bug:
         line=hits[0],
         fixed=meta["fixed"],
         buggy=meta["buggy"],
+        folder=folder,
     )
 
 

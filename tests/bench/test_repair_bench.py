@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,7 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
     ]  # c has no loop row: left out of the comparison
     summary = bench.summarise(rows, ["loop", "repair-5"])
     assert summary["loop"]["bugs"] == summary["repair-5"]["bugs"] == 2
+    assert summary["repair-5"]["overfit"] == 0
     assert summary["repair-5"]["fixed"] == 2 and summary["repair-5"]["times_loop"] == 2.0
     assert summary["loop"]["said_done_failing"] == 1 and summary["loop"]["mean_samples"] is None
     assert summary["loop"]["commits"] == ["abc1234"]
@@ -82,3 +84,20 @@ def test_configuration_names_say_samples_and_templates() -> None:
         bench.repair_settings("repair-5@patch")
     with pytest.raises(SystemExit, match="unknown configuration 'repair-x'"):
         bench.repair_settings("repair-x")
+
+
+def test_each_set_is_summarised_apart_and_a_fix_the_reference_disagrees_with_is_overfit(tmp_path: Path) -> None:
+    rows = [
+        {"set": "dev", "bug": "a", "config": "templates", "fixed": True, "overfit": False},
+        {"bug": "b", "config": "templates", "fixed": False, "overfit": True},  # a row from before the sets: dev
+        {"set": "heldout", "bug": "c", "config": "templates", "fixed": False, "overfit": True},
+    ]
+    for row in rows:
+        row.update(clean=False, exact=False, seconds=1.0, samples=None, tokens=0, said_done_failing=False, commit="c")
+    summary = bench.summarise_sets(rows, ["templates"])
+    assert (summary["dev"]["templates"]["fixed"], summary["dev"]["templates"]["overfit"]) == (1, 1)
+    assert (summary["heldout"]["templates"]["bugs"], summary["heldout"]["templates"]["overfit"]) == (1, 1)
+    has_cycle = bugs_module.load("has_cycle")
+    wrong = has_cycle.correct.replace("colour[node] = BLACK", "colour[node] = node")  # passes the bench's tests
+    assert not bench.differential_check(has_cycle.folder, wrong, trials=100).agrees
+    assert bench.differential_check(has_cycle.folder, has_cycle.correct, trials=100).agrees
