@@ -15,6 +15,7 @@ to 5. What a model actually achieves on a kind of task is learned, per task type
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -103,8 +104,7 @@ class Catalog:
             ConfigError: ``models.json`` is not valid JSON or holds a bad entry; the message names
                 the file, the model and the field, and shows the expected shape.
         """
-        text = resources.files("chrysalis.llm").joinpath("default-models.json").read_text(encoding="utf-8")
-        cards = _parse(json.loads(text), "built-in", "default-models.json", {})
+        cards = dict(_builtin_cards())
         for model in discovered:
             if model not in cards:
                 cards[model] = replace(guess_card(model), source="discovered")
@@ -125,6 +125,13 @@ class Catalog:
 
     def __len__(self) -> int:
         return len(self._cards)
+
+
+@functools.cache
+def _builtin_cards() -> dict[str, ModelCard]:
+    """The built-in catalogue, parsed once per process (each run loads the catalogue; the file never changes)."""
+    text = resources.files("chrysalis.llm").joinpath("default-models.json").read_text(encoding="utf-8")
+    return _parse(json.loads(text), "built-in", "default-models.json", {})
 
 
 def guess_card(model: str) -> ModelCard:

@@ -13,6 +13,7 @@ by words alone.
 from __future__ import annotations
 
 import ctypes
+import functools
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ def _loads_extensions() -> bool:
     return hasattr(sqlite3.Connection, "enable_load_extension")
 
 
+@functools.cache
 def _extension_file() -> tuple[Path | None, str]:
     """The sqlite-vec shared library of the installed package, or None and why not."""
     try:
