@@ -53,6 +53,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from chrysalis.config import chrysalis_home, load_settings
+from egress import provenance
 from repair_bugs import TEST_COMMAND, Bug, load, load_all, suite_passes
 
 RESULTS = Path(__file__).parent / "results" / "repair.json"
@@ -352,6 +353,7 @@ def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], row
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "commit": _commit(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "provenance": provenance(),
         "summary": summarise(rows, configs),
         "rows": rows,
     }
