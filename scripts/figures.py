@@ -68,11 +68,13 @@ class Figure:
 
 @dataclass
 class Report:
-    """What a check found: problems fail it; figures no file vouches for are listed."""
+    """What a check found: problems fail it; figures whose file cannot vouch for them are listed per file."""
 
     problems: list[str] = field(default_factory=list)
     checked: int = 0
-    unvouched: list[str] = field(default_factory=list)
+    """Values compared with their file, and agreeing or not."""
+    unvouched: dict[str, tuple[str, list[int]]] = field(default_factory=dict)
+    """Per results file that is missing or lacks provenance: why, and the README lines noted as not re-measured."""
 
 
 def load_table(path: Path) -> list[Figure]:
@@ -247,19 +249,16 @@ def check(root: Path, readme: Path = README, table: Path = TABLE) -> Report:
 def _check_figure(figure: Figure, text: _Readme, match: re.Match[str], data: Any, report: Report) -> None:
     """Compare each number of one matched phrase with its value; a file that cannot vouch for it needs the note."""
     rerun = f" (written by: {figure.rerun})" if figure.rerun else ""
+    missing = missing_provenance(data) if data is not None else []
+    gap = "is missing" if data is None else f"has no provenance (no {', '.join(missing)})" if missing else None
     for index, value in enumerate(figure.values, start=1):
-        shown = match.group(index)
-        head = f"{text.name}:{text.line(match.start(index))}: {shown} ({figure.phrase!r}): {figure.file}"
-        gap = None
-        if data is None:
-            gap = f"{head} is missing{rerun}"
-        elif missing := missing_provenance(data):
-            gap = f"{head} has no provenance (no {', '.join(missing)}): re-run it{rerun}"
-        if gap is not None and not text.noted(match.start(index)):
-            report.problems.append(f'{gap}, or say "{STALE_NOTE} DATE" beside the figure')
-            continue
+        shown, line = match.group(index), text.line(match.start(index))
+        head = f"{text.name}:{line}: {shown} ({figure.phrase!r}): {figure.file}"
         if gap is not None:
-            report.unvouched.append(gap)
+            if not text.noted(match.start(index)):
+                report.problems.append(f'{head} {gap}: re-run it{rerun}, or say "{STALE_NOTE} DATE" beside the figure')
+                continue
+            report.unvouched.setdefault(figure.file, (f"{gap}{rerun}", []))[1].append(line)
         if data is None:
             continue
         try:
@@ -278,14 +277,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the folder with README.md and bench/")
     options = parser.parse_args(argv)
     report = check(options.root)
-    for line in report.unvouched:
-        print(f"not checked: {line}; the README says {STALE_NOTE!r} beside it")
-    for line in report.problems:
-        print(line, file=sys.stderr)
-    verdict = "FAILED" if report.problems else "ok"
+    for file, (why, lines) in report.unvouched.items():
+        where = ", ".join(str(line) for line in sorted(set(lines)))
+        print(f"not vouched for: {file} {why}; README lines {where} say {STALE_NOTE!r}")
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    unvouched = sum(len(lines) for _, lines in report.unvouched.values())
     print(
-        f"figures: {verdict}: {report.checked} values agree with their results files, "
-        f"{len(report.problems)} problems, {len(report.unvouched)} figures no file vouches for (noted in the README)"
+        f"figures: {'FAILED' if report.problems else 'ok'}: {report.checked} values compared with their results "
+        f"files; {len(report.problems)} problems; {unvouched} figures from {len(report.unvouched)} files that "
+        "cannot vouch for them, each noted in the README"
     )
     return 1 if report.problems else 0
 
