@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CHRYSALIS_HOME ?= $(HOME)/.chrysalis
 
-.PHONY: setup setup-dev weights weights-small demo test test-fast lint typecheck bench bench-overhead bench-compile bench-sandbox bench-voting bench-redact clean
+.PHONY: setup setup-dev weights weights-small demo demo-rate test test-fast lint typecheck figures bench bench-overhead bench-compile bench-sandbox bench-voting bench-redact clean
 
 # Slow steps run through scripts/setup_step.py: it prints what the step does, keeps pip's output in a
 # log under .venv/, and says how long the step has been running until it is done (or shows the log's tail).
@@ -50,6 +50,12 @@ weights-small: setup
 demo: weights
 	@$(BIN)/python examples/run_demo.py
 
+# The demo's success rate (the README's "N of 20"): the demo's task RUNS times on the 1.5B model, about a minute
+# each on 2 quiet cores; writes bench/results/demo_rate.json with its provenance.
+RUNS ?= 20
+demo-rate: weights
+	$(BIN)/python bench/demo_rate.py --runs $(RUNS)
+
 # One pytest-xdist worker per core (at most 4); the PostgreSQL variants take turns (a lock, tests/conftest.py).
 PARALLEL = -n auto --maxprocesses 4
 # pytest exits 5 when it collected nothing: treat that as a failure, with a clear word.
@@ -72,12 +78,20 @@ TYPECHECK := echo ">> mypy (strict; files from pyproject.toml [tool.mypy]), then
 typecheck: setup-dev
 	@$(TYPECHECK)
 
-# ruff (lint and format), then the typecheck; every check runs, and any failure fails the target.
+# Every figure the README quotes from a benchmark against its results file (bench/figures.toml; standard library
+# only, well under a second, no model): part of lint.
+FIGURES := echo ">> scripts/figures.py: the README's figures against bench/results/"; $(BIN)/python scripts/figures.py
+
+figures: | $(BIN)/python
+	@$(FIGURES)
+
+# ruff (lint and format), the typecheck, then the README's figures; every check runs, and any failure fails the target.
 lint: setup-dev
 	@rc=0; \
 	echo ">> ruff check $(LINT_PATHS)"; $(BIN)/ruff check $(LINT_PATHS) || rc=1; \
 	echo ">> ruff format --check $(LINT_PATHS)"; $(BIN)/ruff format --check $(LINT_PATHS) || rc=1; \
 	{ $(TYPECHECK); } || rc=1; \
+	{ $(FIGURES); } || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "make lint: FAILED (see above)" >&2; fi; exit $$rc
 
 bench: weights-small bench-overhead

@@ -37,6 +37,7 @@ import chrysalis as cf  # noqa: E402
 import compile_tasks  # noqa: E402
 from chrysalis.evolve.compile import CompileProgress, acompile  # noqa: E402
 from chrysalis.evolve.signature import Signature  # noqa: E402
+from egress import provenance  # noqa: E402
 
 DSPY_PYTHON = HERE / ".venv-dspy" / "bin" / "python"
 
@@ -269,6 +270,7 @@ def main() -> None:
             if args.peers:
                 rows += run_peers(task, args, url, optimizers)
             results["tasks"][name] = {"source": task.source, "licence": task.licence, "rows": rows}
+            results["provenance"] = provenance()
             args.out.write_text(json.dumps(results, indent=2))  # after each task, so a long run keeps its results
     finally:
         if server is not None:

@@ -29,6 +29,7 @@ import compile_tasks  # noqa: E402
 from chrysalis.evolve.compile import acompile  # noqa: E402
 from chrysalis.evolve.predict import resolve_model  # noqa: E402
 from compile import metric_for, signature_for  # noqa: E402
+from egress import provenance  # noqa: E402
 
 PRIORITIES = ("best", "cheap", "fast", "compact", "accurate, money is no object")
 
@@ -84,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(Path.home() / ".chrysalis" / "models"))
     home = Path(os.environ.get("CHRYSALIS_BENCH_HOME", "/tmp/chrysalis-bench-priorities"))
-    result = asyncio.run(run(args, home))
+    result = {"provenance": provenance(), **asyncio.run(run(args, home))}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -122,7 +123,11 @@ def measure(checks: int, requests: int, repeats: int) -> dict[str, Any]:
 
 
 def provenance() -> dict[str, Any]:
-    """The command, the commit measured (and whether src/ had uncommitted changes), the date and the machine."""
+    """The command, the commit measured (and whether src/ had uncommitted changes), the date and the machine.
+
+    The machine's load average (1, 5 and 15 minutes, when the results are written) says how busy the shared
+    cores were: wall-clock figures depend on it.
+    """
 
     def git(*args: str) -> str | None:
         done = subprocess.run(["git", *args], cwd=BENCH, capture_output=True, text=True, timeout=10, check=False)
@@ -134,7 +139,12 @@ def provenance() -> dict[str, Any]:
         "commit": git("rev-parse", "--short", "HEAD"),
         "src_uncommitted_changes": None if status is None else bool(status),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_average": [round(load, 2) for load in os.getloadavg()],
+        },
     }
 
 

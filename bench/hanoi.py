@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from chrysalis.voting import VotingConfig, red_flags, vote
+from egress import provenance
 
 RESULTS = Path(__file__).parent / "results" / "hanoi.json"
 State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -271,6 +272,7 @@ def run_model(model: str, disk_counts: list[int], k: int, seed: int, *, constrai
                 "largest_solved_within_an_hour": max(within_hour, default=None),
                 "seconds_per_step_overall": round(seconds_per_step, 3),
                 "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "provenance": provenance(),
                 "python": sys.version.split()[0],
                 "rows": rows,
             },
@@ -457,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seed": args.seed,
                 "voting": "first-to-ahead-by-k, n=1, red flags: too long, bad format",
                 "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "provenance": provenance(),
                 "python": sys.version.split()[0],
                 "rows": rows,
             },

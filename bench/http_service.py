@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "http.json"
 CHRYSALIS = [sys.executable, "-m", "chrysalis"]
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    result = measure(args.requests, args.clients, args.rounds)
+    result = {"provenance": provenance(), **measure(args.requests, args.clients, args.rounds)}
     for name in ("queue_only", "with_worker"):
         one = result[name]
         runs, base = one["runs"], one["baseline"]

@@ -29,6 +29,7 @@ from typing import Any
 
 from chrysalis.stores import KnowledgeStore, Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "knowledge.json"
 WORKSPACE = "workspace:/bench/project"
@@ -92,7 +93,8 @@ def main() -> None:
         print(json.dumps(row))
         rows.append(row)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"python": platform.python_version(), "sizes": rows}, indent=2) + "\n")
+    report = {"provenance": provenance(), "python": platform.python_version(), "sizes": rows}
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

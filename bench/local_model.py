@@ -32,6 +32,7 @@ from chrysalis.llm.backend import ChatMessage, Completion
 from chrysalis.llm.local.catalog import get_local_model
 from chrysalis.llm.local.llama_backend import LlamaCppBackend
 from chrysalis.llm.local.weights import MODEL_CACHE_ENV, is_cached
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "local_model.json"
 MODELS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
@@ -198,7 +199,8 @@ def main() -> None:
     print_table(rows)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     machine = {"cpus": os.cpu_count(), "loadavg_at_end": os.getloadavg(), "python": platform.python_version()}
-    RESULTS.write_text(json.dumps({"machine": machine, "results": rows}, indent=2) + "\n")
+    report = {"provenance": provenance(), "machine": machine, "results": rows}
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {RESULTS}")
 
 

@@ -20,13 +20,14 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -138,13 +139,8 @@ def main() -> None:
         f"MCP / in process: {result['ratio_p50']}x at p50, {result['ratio_p99']}x at p99 "
         f"(+{result['overhead_p50_ms']} ms per call at p50)"
     )
-    note = "a shared 2-core machine under load, run with nice -n 19: noisy; compare the ratio"
-    result["machine"] = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "note": note,
-    }
+    result["provenance"] = provenance()
+    result["machine"] = {"nice": os.nice(0), "note": "a shared 2-core machine: noisy; compare the ratio"}
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
 

@@ -74,6 +74,7 @@ from typing import Any, Literal, cast
 import httpx
 
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from egress import provenance
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results" / "overhead.json"
@@ -832,6 +833,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "started_at": started_at,
         "chrysalis_source": source_state(),
+        "provenance": provenance(),
         "whole_process": {
             "baseline": BASELINE,
             "statistic": "median over runs; ms_per_step = (last - first request arrival) / (requests - 1); "

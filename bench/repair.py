@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from chrysalis.config import chrysalis_home, load_settings
 from differential import differential_check
+from egress import provenance
 from repair_bugs import SETS, TEST_COMMAND, Bug, load, load_all, suite_passes
 
 RESULTS = Path(__file__).parent / "results" / "repair.json"
@@ -398,6 +399,7 @@ def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], row
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "commit": _commit(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "provenance": provenance(),
         "summary": summarise_sets(rows, configs),
         "rows": rows,
     }

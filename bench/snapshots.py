@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from chrysalis.stores import Stores
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "snapshots.json"
 FILES_PER_FOLDER = 50
@@ -135,7 +136,7 @@ def main() -> None:
     for key, value in result.items():
         print(f"{key:32} {value}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    args.out.write_text(json.dumps({"provenance": provenance(), **result}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ Writes bench/results/startup.json: per row ``seconds`` (median) and ``ratio`` (t
 the first-request row also has ``target_s``, ``met`` and ``command``; ``imports_before_first_request``
 holds ``top_level`` (the top-level imports, largest cumulative first: they partition the import time),
 ``by_package`` (each package's modules' own time, summed) and ``slowest_self`` (single modules by their
-own time), in milliseconds under import-time profiling.
+own time), in milliseconds under import-time profiling; and ``provenance`` (``bench/egress.py``: the command,
+the commit, the date, the machine and its load average, which these wall-clock times depend on).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from chrysalis.llm.testing import ScriptedOpenAIServer
+from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "startup.json"
 REPEATS = 9
@@ -195,7 +197,8 @@ def main() -> None:
     print(f"{'what':32} {'seconds':>9} {'× python':>9}")
     for name, seconds, ratio in rows:
         print(f"{name:32} {seconds:9.3f} {ratio:9.1f}")
-    report: dict[str, Any] = {name: {"seconds": round(s, 4), "ratio": round(r, 2)} for name, s, r in rows}
+    report: dict[str, Any] = {"provenance": provenance()}
+    report.update({name: {"seconds": round(s, 4), "ratio": round(r, 2)} for name, s, r in rows})
     for name, seconds in (("time to first model request", first), ("first model request, daemon running", warm)):
         met = seconds < FIRST_REQUEST_TARGET_S
         print(f"{name}: {seconds:.3f} s, target < {FIRST_REQUEST_TARGET_S} s: {'met' if met else 'NOT met'}")
