@@ -84,7 +84,8 @@ def test_nothing_for_lines_outside_the_file_or_a_file_that_does_not_parse() -> N
 def test_an_f_string_yields_no_garbled_edit() -> None:
     source = 'def f(n):\n    return f"{n + 1} items"\n'
     for mutant in mutants(source, [2]):
-        assert mutant.text.startswith('    return f"{') and mutant.text.endswith('} items"')
+        if mutant.family != "return":  # ``return None`` replaces the whole value
+            assert mutant.text.startswith('    return f"{') and mutant.text.endswith('} items"')
 
 
 @settings(max_examples=60, deadline=None)
