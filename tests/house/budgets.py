@@ -32,7 +32,7 @@ ALLOWED_FUNCTIONS: dict[str, int] = {
     "repair/engine.py:Repairer.run": 115,
     "evolve/predict.py:run_module": 81,
     "cli/commands/run.py:run": 78,
-    "cli/fix_cmd.py:fix_command": 77,
+    "cli/fix_cmd.py:fix_command": 69,
     "server/http/routes.py:add_routes": 77,
     "decomposition/run.py:Decomposer.run": 68,
     "capabilities/repair/tool.py:repair_tool": 58,

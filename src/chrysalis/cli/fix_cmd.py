@@ -23,6 +23,8 @@ from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 
 if TYPE_CHECKING:
+    from chrysalis.repair import RepairConfig
+    from chrysalis.repair.candidates import Form
     from chrysalis.tools.policy import Decision
 
 __all__ = ["fix_command"]
@@ -50,7 +52,7 @@ def fix_command(
     from chrysalis.cli.approval import terminal_approver
     from chrysalis.llm.pricing import check_budget, cost_usd
     from chrysalis.llm.sampling import Sampler
-    from chrysalis.repair import RepairConfig, Repairer
+    from chrysalis.repair import Repairer
     from chrysalis.repair.candidates import FORMS, parse_forms
     from chrysalis.tools.policy import Policy
     from chrysalis.tools.run_tests import detect_test_command
@@ -72,17 +74,7 @@ def fix_command(
             "or set test_command in .chrysalis/config.toml."
         )
     check_budget(settings.model, settings.budget, settings.prices, settings.sources.get("budget", "budget"))
-    level = plan_for(settings.priority).voting
-    voting = VotingConfig.level("low" if level == "none" else level)
-    config = RepairConfig(
-        command,
-        samples=samples,
-        max_samples=max(max_samples, samples),
-        voting=voting,
-        forms=turn,
-        budget=settings.budget,
-        time_limit=settings.timeout,
-    )
+    config = _repair_config(settings, command, samples, max(max_samples, samples), turn)
     render = JsonRenderer() if json_output else RichRenderer()
     approver = None if json_output else terminal_approver(lambda: settings.workspace)
     run_id = uuid.uuid4().hex[:12]
@@ -110,6 +102,25 @@ def fix_command(
         said = _not_applied(settings, report.refusal, asked=approver is not None)
         RichRenderer().console.print(said, soft_wrap=True, highlight=False)
     return EXIT_OK if report.success else EXIT_FAILED
+
+
+def _repair_config(
+    settings: Settings, command: str, samples: int, max_samples: int, forms: tuple[Form, ...]
+) -> RepairConfig:
+    """How hard to try: the flags' samples, the priority's voting level, the budget and the time limit."""
+    from chrysalis.repair import RepairConfig
+
+    level = plan_for(settings.priority).voting
+    voting = VotingConfig.level("low" if level == "none" else level)
+    return RepairConfig(
+        command,
+        samples=samples,
+        max_samples=max_samples,
+        voting=voting,
+        forms=forms,
+        budget=settings.budget,
+        time_limit=settings.timeout,
+    )
 
 
 def _not_applied(settings: Settings, refusal: Decision, *, asked: bool) -> str:

@@ -193,10 +193,9 @@ class Repairer:
                 break
             rounds += 1
             round_started = time.perf_counter()
-            tasks: list[asyncio.Task[tuple[Candidate, _Verdict]]] = []
             unusable, round_flags, round_drawn = Counter[str](), Counter[str](), 0
             made += len(batch)
-            tasks += self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
+            tasks = self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(quota):
                 stopped = self._spent(time.perf_counter() + slowest, cost)  # would this sample end in time?
                 if stopped is not None:
