@@ -86,7 +86,8 @@ def approve_command(request_id: str, *, deny: bool, json_output: bool) -> int:
             key, request_id=request.id, tool=request.tool, args=request.args, decision="deny" if deny else "allow"
         )
         store.decide(envelope)
-    wake(url, request.run_id, approval_topic(request.id))  # the waiting run looks now, not at its next timeout
+        # the waiting run looks now, not at its next timeout (on PostgreSQL through the store's connection)
+        wake(url, request.run_id, approval_topic(request.id), store.engine)
     if json_output:
         print(json.dumps({"id": request.id, "decision": envelope.decision, "expires_at": envelope.expires_at}))
     else:
