@@ -2,7 +2,7 @@
 
 The run waits in ``DBOS.recv`` for 600 s (``durable._APPROVAL_WAIT_S``); without a pushed message
 DBOS looks at its table again only every 60 s. A worker that keeps running takes the run to its end
-well before either once the decision is sent: on SQLite through DBOS's 0.2 s listener, on PostgreSQL
+well before either once the decision is sent: on SQLite through DBOS's 0.1 s listener, on PostgreSQL
 through LISTEN/NOTIFY, whose trigger a database first set up by ``submit`` used to lack (``wakeup``).
 Each PostgreSQL test gets a database of its own.
 """

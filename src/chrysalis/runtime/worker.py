@@ -38,6 +38,10 @@ STALE_S = 30.0
 """A worker on another host whose heartbeat is older than this is taken for dead."""
 _BEAT_S = 2.0
 _POLL_S = 0.2
+_MESSAGE_POLL_S = 0.1
+"""On SQLite, how often DBOS looks for a message to a run that waits for one (``approve`` sends it): one small
+query per waiting run each time, none while nothing waits. 0.2 s made the run wake 70 ms later (median);
+0.1 s costs about one percent of a core per waiting run (busy 2-core machine). PostgreSQL pushes messages."""
 _RECOVERY_ATTEMPTS = 10_000
 """DBOS gives up on a workflow recovered more often than this; ours resume from their records, so let them."""
 
@@ -100,7 +104,7 @@ class Worker:
                 "executor_id": self.id,
                 "application_version": APP_VERSION,
                 "log_level": "ERROR",
-                "notification_listener_polling_interval_sec": _POLL_S,
+                "notification_listener_polling_interval_sec": _MESSAGE_POLL_S,
             }
         )
         try:
