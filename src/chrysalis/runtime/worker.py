@@ -12,6 +12,7 @@ asks DBOS to re-queue its unfinished runs, which then resume after their last re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -116,6 +117,7 @@ class Worker:
                 polling_interval_sec=_POLL_S,
                 on_conflict="always_update",
             )
+            threading.Thread(target=_warm_sandbox, name="chrysalis-sandbox-probe", daemon=True).start()
             if self.until is None:
                 _say(
                     f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
@@ -183,6 +185,20 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _warm_sandbox() -> None:
+    """Find out now, off the serving thread, which sandboxes work here (``sandbox.probe`` tries each once per process).
+
+    Otherwise a run's first command pays for it (0.3 to 0.7 s on a busy 2-core machine), and that
+    command is often one a person has just approved, with the run waiting on it. A failure is not kept
+    (the probe's cache keeps only results), so the command that needs the sandbox meets it and reports it.
+    """
+    from chrysalis.tools.sandbox import BACKENDS, probe
+
+    with contextlib.suppress(Exception):
+        for kind in BACKENDS:
+            probe(kind)
 
 
 def _quiet_dbos() -> None:
