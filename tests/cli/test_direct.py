@@ -7,8 +7,10 @@ added to one of them in typer cannot be dropped on the way.
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,6 +41,14 @@ LEFT_TO_TYPER = [
     ["--debug", "approve", "abc123"],
     ["queue"],
 ]
+
+
+@pytest.fixture(autouse=True)
+def collector_back_on() -> Iterator[None]:
+    """A direct command leaves the collector off and every object frozen, for its process's exit; not this one's."""
+    yield
+    gc.unfreeze()
+    gc.enable()
 
 
 @pytest.fixture

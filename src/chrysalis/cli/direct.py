@@ -7,10 +7,16 @@ of them, and a pydantic validator for each option it parses: about a fifth of ``
 a flag given twice, ``--``, a missing or extra word) goes to typer, whose help and errors stay the
 only ones. ``tests/cli/test_direct.py`` checks that each command line reaches the command with what
 typer would pass, and that the commands have no option this table does not know.
+
+Both commands are short and their process ends with them, so they run without the cyclic garbage
+collector (``_without_collector``): importing SQLAlchemy and DBOS makes some 80,000 objects, and
+the collector ran 193 times while they were made (then once more at exit) to free 653 of them. That
+was a quarter of ``approve``'s CPU time. Reference counting still frees what the command drops.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 __all__ = ["FLAGS", "WORDS", "direct"]
@@ -34,7 +40,23 @@ def direct(argv: list[str]) -> Callable[[], int] | None:
     if name == "approvals":
         from chrysalis.cli.approvals_cmd import approvals_command
 
-        return lambda: approvals_command(json_output=json_output)
+        return _without_collector(lambda: approvals_command(json_output=json_output))
     from chrysalis.cli.approvals_cmd import approve_command
 
-    return lambda: approve_command(words[0], deny="--deny" in flags, json_output=json_output)
+    return _without_collector(lambda: approve_command(words[0], deny="--deny" in flags, json_output=json_output))
+
+
+def _without_collector(command: Callable[[], int]) -> Callable[[], int]:
+    """``command`` with the cyclic garbage collector off, then every object frozen (``gc.freeze``).
+
+    Frozen objects are left out of the last collection at exit. Only for a command the process ends with.
+    """
+
+    def run() -> int:
+        gc.disable()
+        try:
+            return command()
+        finally:
+            gc.freeze()
+
+    return run
