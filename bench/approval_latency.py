@@ -5,13 +5,15 @@ shell command at level 3 (no ``--yes``), so each waits in ``DBOS.recv`` for a si
 the run waits, the decision is given, alternately:
 
 - **wake**: signed and stored in this process, then the clock starts and ``queue.wake`` sends the
-  DBOS message, as ``chrysalis approve`` does at its end: the wake-up itself;
+  DBOS message through the store's engine, as ``chrysalis approve`` does at its end: the wake-up itself;
 - **cli**: the clock starts, then ``chrysalis approve ID`` runs as a person runs it (its Python
   start-up, imports and key loading count).
 
 Also recorded: ``wake_send``, the part of ``wake`` spent opening a DBOS client and sending (the rest
-is the run waking, checking the envelope, running the command in its sandbox, asking the model), and
-``cli_command``, how long ``chrysalis approve`` itself took (the run is often on its way before it exits).
+is the run waking, checking the envelope, running the command in its sandbox, asking the model),
+``cli_command``, how long ``chrysalis approve`` itself took (the run is often on its way before it exits),
+and ``cli_command_cpu``, the CPU time (user + system) it used: wall times grow with the machine's load,
+which ``load_average`` gives at the start and the end (other work may share the machine).
 
 The clock stops when the scripted model server (127.0.0.1) receives the run's next request, the
 one carrying the approved command's output: the run woke, checked the envelope, ran the command
@@ -29,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -74,8 +77,15 @@ def _percentiles(samples: list[float]) -> dict[str, Any]:
     return {"n": len(ranked), "p50_ms": round(rank(0.5) * 1000, 1), "p99_ms": round(rank(0.99) * 1000, 1)}
 
 
-def _approve(way: str, url: str, home: Path, request_id: str, env: dict[str, str]) -> tuple[float, float]:
-    """Give the decision ``way`` (wake or cli); returns when the clock started and when the message was sent."""
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's children that have ended."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _approve(way: str, url: str, home: Path, request_id: str, env: dict[str, str]) -> tuple[float, float, float]:
+    """Give the decision ``way`` (wake or cli); returns when the clock started, when the message was sent (cli:
+    when the command ended), and the CPU seconds the command used (wake: 0)."""
     from chrysalis.runtime.approvals import ApprovalStore
     from chrysalis.runtime.database import open_engine
     from chrysalis.runtime.envelopes import sign
@@ -83,17 +93,17 @@ def _approve(way: str, url: str, home: Path, request_id: str, env: dict[str, str
     from chrysalis.runtime.queue import approval_topic, wake
 
     if way == "cli":
-        started = time.perf_counter()
+        cpu, started = _children_cpu(), time.perf_counter()
         subprocess.run([*CHRYSALIS, "approve", request_id], env=env, check=True, capture_output=True, timeout=GUARD_S)
-        return started, time.perf_counter()
+        return started, time.perf_counter(), _children_cpu() - cpu
     with ApprovalStore(open_engine(url)) as store:
         request = store.get(request_id)
         store.decide(
             sign(load_private(home), request_id=request.id, tool=request.tool, args=request.args, decision="allow")
         )
-    started = time.perf_counter()
-    wake(url, request.run_id, approval_topic(request.id))
-    return started, time.perf_counter()
+        started = time.perf_counter()
+        wake(url, request.run_id, approval_topic(request.id), store.engine)  # as `approve` does, on its connection
+        return started, time.perf_counter(), 0.0
 
 
 def measure(url: str | None, approvals: int, root: Path) -> dict[str, Any]:
@@ -112,7 +122,8 @@ def measure(url: str | None, approvals: int, root: Path) -> dict[str, Any]:
     init_keys(home)
     url = database_url(load_settings({}, env))
     arrivals: list[float] = []
-    latencies: dict[str, list[float]] = {"wake": [], "cli": [], "wake_send": [], "cli_command": []}
+    ways = ("wake", "cli", "wake_send", "cli_command", "cli_command_cpu")
+    latencies: dict[str, list[float]] = {way: [] for way in ways}
     with ScriptedOpenAIServer(_model(arrivals), max_requests=4 * approvals + 5) as server:
         options = {
             "base_url": server.base_url,
@@ -130,10 +141,12 @@ def measure(url: str | None, approvals: int, root: Path) -> dict[str, Any]:
             _until(lambda: runs.get(run_id).status == "waiting_approval", "wait for approval")
             [request] = _until(store.pending, "approval request")
             time.sleep(0.3)  # the run is past its look at the store and waits for the message
-            started, sent = _approve(way, url, home, request.id, env)
+            started, sent, cpu = _approve(way, url, home, request.id, env)
             _until(lambda: len(arrivals) > i, "next model request")
             latencies[way].append(arrivals[i] - started)
             latencies[f"{way}_{'send' if way == 'wake' else 'command'}"].append(sent - started)
+            if way == "cli":
+                latencies["cli_command_cpu"].append(cpu)
             _until(lambda: runs.get(run_id).finished, "end of the run")
 
         try:
@@ -169,6 +182,7 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("TEST_POSTGRES_URL"), help="a PostgreSQL server URL")
     args = parser.parse_args()
     result: dict[str, Any] = {"provenance": provenance(), "approvals_each_way": args.approvals}
+    result["load_average"] = {"cpus": os.cpu_count(), "start": os.getloadavg()}
     with tempfile.TemporaryDirectory() as scratch:
         result["sqlite"] = measure(None, args.approvals, Path(scratch))
         if args.postgres:
@@ -176,11 +190,14 @@ def main() -> None:
                 result["postgresql"] = measure(url, args.approvals, Path(scratch))
         else:
             result["postgresql"] = "not measured (give --postgres URL or set TEST_POSTGRES_URL)"
+    result["load_average"]["end"] = os.getloadavg()
     print(f"{'approve -> next step':<24}{'SQLite p50/p99 ms':>22}{'PostgreSQL p50/p99 ms':>26}")
-    for way in ("wake", "wake_send", "cli", "cli_command"):
+    for way in ("wake", "wake_send", "cli", "cli_command", "cli_command_cpu"):
         cells = [result[e] if isinstance(result[e], str) else result[e][way] for e in ("sqlite", "postgresql")]
         text = [c if isinstance(c, str) else f"{c['p50_ms']:.0f} / {c['p99_ms']:.0f}" for c in cells]
         print(f"{way:<24}{text[0]:>22}{text[1][:26]:>26}")
+    load = result["load_average"]
+    print(f"load average (1, 5, 15 min) at the start {load['start']}, at the end {load['end']}, {load['cpus']} CPUs")
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {RESULTS}")

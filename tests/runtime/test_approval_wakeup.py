@@ -2,7 +2,7 @@
 
 The run waits in ``DBOS.recv`` for 600 s (``durable._APPROVAL_WAIT_S``); without a pushed message
 DBOS looks at its table again only every 60 s. A worker that keeps running takes the run to its end
-well before either once the decision is sent: on SQLite through DBOS's 0.2 s listener, on PostgreSQL
+well before either once the decision is sent: on SQLite through DBOS's 0.1 s listener, on PostgreSQL
 through LISTEN/NOTIFY, whose trigger a database first set up by ``submit`` used to lack (``wakeup``).
 Each PostgreSQL test gets a database of its own.
 """
@@ -91,12 +91,14 @@ def test_a_client_gives_a_postgresql_database_the_trigger_that_pushes_messages()
             assert has_trigger(engine)
             with engine.begin() as conn:  # a database set up before the fix
                 conn.execute(text("DROP TRIGGER dbos_notifications_trigger ON dbos.notifications"))
-            with client(fresh) as dbos_client, psycopg.connect(fresh, autocommit=True) as listener:
+            # approve's way: DBOS's client works through the store's engine; it mends the trigger the same
+            with client(fresh, engine) as dbos_client, psycopg.connect(fresh, autocommit=True) as listener:
                 listener.execute("LISTEN dbos_notifications_channel")
                 queued: EnqueueOptions = {"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": "r"}
                 dbos_client.enqueue({**queued, "app_version": APP_VERSION}, "r")  # no worker here: it stays queued
                 dbos_client.send("r", "decided", topic=approval_topic("r1"))
                 [pushed] = list(listener.notifies(timeout=CLI_HANG_GUARD, stop_after=1))
             assert pushed.payload == f"r::{approval_topic('r1')}"
+            assert has_trigger(engine)  # through the engine given, which the client left open
         finally:
             engine.dispose()

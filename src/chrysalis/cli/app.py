@@ -7,8 +7,9 @@ ends (message, exit code) is ``chrysalis.cli.guard``.
 
 Everything heavy (pydantic-ai, model runtimes, the stores) is imported inside the command
 functions, so ``chrysalis --help`` and shell completion (``--install-completion``, which typer's
-completion protocol answers from the app alone) stay fast. User mistakes become a message and an exit code
-(``chrysalis.errors``), never a traceback.
+completion protocol answers from the app alone) stay fast. ``approve ID`` and ``approvals`` are handed to
+their command without typer building the app (``chrysalis.cli.direct``): a person and a waiting run wait on
+``approve``. User mistakes become a message and an exit code (``chrysalis.errors``), never a traceback.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def root(
     debug: DebugOpt = False,
 ) -> None:
     """Start the interactive agent (REPL) when no command is given."""
-    invocation.debug = debug or os.environ.get("CHRYSALIS_DEBUG", "").strip() in ("1", "true", "yes")
+    invocation.debug = debug or _debug_from_env()
     if ctx.invoked_subcommand is not None:
         return
     from chrysalis.cli.repl import repl_command
@@ -95,13 +96,22 @@ def root(
     raise typer.Exit(guarded(lambda: repl_command(flags)))
 
 
+def _debug_from_env() -> bool:
+    return os.environ.get("CHRYSALIS_DEBUG", "").strip() in ("1", "true", "yes")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     invocation.argv[:] = argv if argv is not None else sys.argv[1:]
     from chrysalis.cli.completion import is_completion_request
+    from chrysalis.cli.direct import direct
 
     if is_completion_request(invocation.argv):  # typer's own flags take no shell name (chrysalis.cli.completion)
         from chrysalis.cli.completion import completion_command
 
         raise SystemExit(guarded(lambda: completion_command(invocation.argv)))
+    command = direct(invocation.argv)
+    if command is not None:  # `approve ID`, `approvals`: typer would build every command first (chrysalis.cli.direct)
+        invocation.debug = _debug_from_env()
+        raise SystemExit(guarded(command))
     app(args=list(invocation.argv), prog_name="chrysalis")

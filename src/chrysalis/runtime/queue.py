@@ -18,6 +18,7 @@ from chrysalis.runtime.runs import URGENCIES, RunRecord, RunStore
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
+    from sqlalchemy import Engine
 
 __all__ = [
     "APP_VERSION",
@@ -51,23 +52,31 @@ def priority(urgency: str) -> int:
 
 
 @contextmanager
-def client(url: str) -> Iterator[DBOSClient]:
+def client(url: str, engine: Engine | None = None) -> Iterator[DBOSClient]:
     """A DBOS client on ``url`` whose system tables exist (made on first use, as a worker's launch would).
 
     On PostgreSQL the tables also get DBOS's notification trigger, which a client's migration leaves
     out: without it ``wake`` reaches a waiting run only at DBOS's 60 s re-check (``wakeup``).
+
+    Args:
+        url: The runtime database, which holds DBOS's tables beside ours.
+        engine: A PostgreSQL engine on ``url`` the caller already has open: DBOS works through it
+            instead of opening connections of its own (to this database, and to the server's
+            ``postgres`` database to see that this one exists), a few round trips fewer. A SQLite
+            engine is not shared: DBOS's own SQLite connections need settings of their own.
     """
     from dbos import DBOSClient
 
     from chrysalis.runtime.wakeup import ensure_trigger
 
-    dbos_client = DBOSClient(system_database_url=url)
+    shared = engine if engine is not None and engine.dialect.name == "postgresql" else None
+    dbos_client = DBOSClient(system_database_url=url, system_database_engine=shared)
     try:
         dbos_client._sys_db.run_migrations()  # a submit before any worker ever ran must not fail
         ensure_trigger(dbos_client._sys_db.engine)
         yield dbos_client
     finally:
-        dbos_client.destroy()
+        dbos_client.destroy()  # an engine given stays open: its owner closes it
 
 
 def submit(url: str, runs: RunStore, task: str, options: Mapping[str, Any], urgency: str) -> RunRecord:
@@ -134,11 +143,14 @@ def cancel(url: str, runs: RunStore, run_id: str) -> RunRecord:
     return runs.get(run_id)
 
 
-def wake(url: str, run_id: str, topic: str) -> None:
-    """Tell the run ``run_id`` that something it waits for (``topic``) has happened (if it is a queued run)."""
+def wake(url: str, run_id: str, topic: str, engine: Engine | None = None) -> None:
+    """Tell the run ``run_id`` that something it waits for (``topic``) has happened (if it is a queued run).
+
+    ``engine``: the caller's engine on ``url``, shared with DBOS on PostgreSQL (``client``).
+    """
     from dbos._error import DBOSNonExistentWorkflowError
 
-    with client(url) as dbos_client:
+    with client(url, engine) as dbos_client:
         try:
             dbos_client.send(run_id, "decided", topic=topic)
         except DBOSNonExistentWorkflowError:  # not a durable run: it checks the store itself, no one to wake

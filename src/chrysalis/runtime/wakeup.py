@@ -5,7 +5,7 @@
     worker    the run waits in ``DBOS.recv_async`` on that topic; DBOS's notification listener sets its
               event as soon as the row is there: on PostgreSQL a ``LISTEN dbos_notifications_channel``
               fed by a trigger on ``dbos.notifications`` (``pg_notify`` when the row commits); on SQLite
-              a look at the table every ``notification_listener_polling_interval_sec`` (0.2 s)
+              a look at the table every ``notification_listener_polling_interval_sec`` (0.1 s, ``worker``)
 
 DBOS writes that trigger in its first migration only when the process migrating the database has
 LISTEN/NOTIFY on. A ``DBOSClient`` (``submit``, ``approve``, ``cancel``, the HTTP service) has it off,
