@@ -27,6 +27,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -123,7 +124,8 @@ def measure(checks: int, requests: int, repeats: int) -> dict[str, Any]:
 
 
 def provenance() -> dict[str, Any]:
-    """The command, the commit measured (and whether src/ had uncommitted changes), the date and the machine.
+    """The command (a URL's password hidden), the commit measured (and whether src/ had uncommitted changes), the
+    date and the machine.
 
     The machine's load average (1, 5 and 15 minutes, when the results are written) says how busy the shared
     cores were: wall-clock figures depend on it.
@@ -135,7 +137,7 @@ def provenance() -> dict[str, Any]:
 
     status = git("status", "--porcelain", "--", "../src")
     return {
-        "command": " ".join(["python", *sys.argv]),
+        "command": re.sub(r"://([^:/@\s]+):[^@\s]+@", r"://\1:***@", " ".join(["python", *sys.argv])),
         "commit": git("rev-parse", "--short", "HEAD"),
         "src_uncommitted_changes": None if status is None else bool(status),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
