@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import types
 from pathlib import Path
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from chrysalis.runtime import database
+from chrysalis.runtime import database, dbos_tables
 from chrysalis.runtime.database import open_engine
+from chrysalis.runtime.dbos_tables import migrating
 from tests.helpers import CLI_HANG_GUARD
 
 
@@ -35,7 +37,7 @@ def test_a_new_sqlite_database_held_by_another_process_is_waited_for(
         retrying.set()
         threading.Event().wait(seconds)
 
-    monkeypatch.setattr(database, "time", types.SimpleNamespace(monotonic=database.time.monotonic, sleep=pause))
+    monkeypatch.setattr(database, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=pause))
     engine = open_engine(f"sqlite:///{path}")
     outcome: list[object] = []
 
@@ -56,3 +58,31 @@ def test_a_new_sqlite_database_held_by_another_process_is_waited_for(
     opener.join(CLI_HANG_GUARD)
     engine.dispose()
     assert outcome == ["wal"]
+
+
+def test_processes_letting_dbos_migrate_take_turns_however_long_it_takes(
+    postgresql_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DBOS's own lock is given up after 30 s (then two processes ran the same DDL); ours is waited for, polling."""
+    engine = open_engine(postgresql_url)
+    asked = threading.Event()
+    """Set when the second process has been refused the lock and pauses before asking again."""
+    entered = threading.Event()
+
+    def pause(seconds: float) -> None:
+        asked.set()
+        threading.Event().wait(seconds)
+
+    def second() -> None:
+        with migrating(engine):
+            entered.set()
+
+    monkeypatch.setattr(dbos_tables, "time", types.SimpleNamespace(sleep=pause))
+    waiter = threading.Thread(target=second)
+    with migrating(engine):  # the first, migrating
+        waiter.start()
+        assert asked.wait(CLI_HANG_GUARD)
+        assert not entered.is_set()
+    waiter.join(CLI_HANG_GUARD)
+    assert entered.is_set()
+    engine.dispose()

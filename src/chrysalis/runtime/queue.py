@@ -55,16 +55,16 @@ def client(url: str) -> Iterator[DBOSClient]:
     """A DBOS client on ``url`` whose system tables exist (made on first use, as a worker's launch would).
 
     On PostgreSQL the tables also get DBOS's notification trigger, which a client's migration leaves
-    out: without it ``wake`` reaches a waiting run only at DBOS's 60 s re-check (``wakeup``).
+    out: without it ``wake`` reaches a waiting run only at DBOS's 60 s re-check (``wakeup``). Both
+    are made by one process at a time (``dbos_tables``).
     """
     from dbos import DBOSClient
 
-    from chrysalis.runtime.wakeup import ensure_trigger
+    from chrysalis.runtime.dbos_tables import ensure_tables
 
     dbos_client = DBOSClient(system_database_url=url)
     try:
-        dbos_client._sys_db.run_migrations()  # a submit before any worker ever ran must not fail
-        ensure_trigger(dbos_client._sys_db.engine)
+        ensure_tables(dbos_client._sys_db)
         yield dbos_client
     finally:
         dbos_client.destroy()
