@@ -8,7 +8,7 @@
 DBOS migrates its tables under an advisory lock of its own, but a process that has waited 30 s for it
 gives up and migrates anyway, beside the one that holds it. Its migrations are many (more than 100,
 some building indexes ``CONCURRENTLY``, which wait for every older transaction in the database): 7.6 s
-for one process alone on a loaded 2-core machine. With DBOS's lock held past 30 s, three processes
+for one process alone on a loaded 2-core machine. With DBOS's lock held for 45 s, two of three processes
 migrating a new database at once failed: ``duplicate key value violates unique constraint
 "pg_namespace_nspname_index"`` on ``CREATE SCHEMA "dbos"``, ``column "queue_partition_key" of relation
 "workflow_status" already exists``. Our processes take this lock first, so DBOS's is free when they
