@@ -2,7 +2,11 @@
 
 ``scripts/postgres_for_tests.sh`` prints that URL (CI sets it); without it the tests skip, saying why.
 The database named in the URL is never touched: each test gets ``chrysalis_t_<random>``, created
-before and dropped (``WITH (FORCE)``, so a worker left connected cannot keep it) after.
+before and dropped after: the test role's sessions still on it are ended first (a worker left
+connected cannot keep it), then a plain ``DROP DATABASE``, which also stops an autovacuum worker on it.
+``WITH (FORCE)`` cannot: it refuses to end a session of a role it is not a member of, autovacuum's
+included, so it failed now and then after a test had made many tables ("must be a member of the role
+whose process is being terminated or member of pg_signal_backend").
 """
 
 from __future__ import annotations
@@ -42,6 +46,13 @@ def postgres_database() -> Iterator[str]:
             yield url.rsplit("/", 1)[0] + f"/{name}"
         finally:
             with admin.connect() as conn:
-                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = :name AND usename = current_user AND pid <> pg_backend_pid()"
+                    ),
+                    {"name": name},
+                )
+                conn.execute(text(f"DROP DATABASE IF EXISTS {name}"))  # waits for the ended sessions to go
     finally:
         admin.dispose()

@@ -1,6 +1,7 @@
-"""The runtime's schema is versioned: any mix of processes starting at once migrates it once, and none fails.
+"""The runtime's schema is versioned: old databases are upgraded, newer ones refused, doctor shows the revision.
 
 On SQLite (a file under CHRYSALIS_HOME) and on PostgreSQL (a database of the test's own, ``postgresql_url``).
+Processes racing to migrate an empty database: ``test_start_race.py``.
 """
 
 from __future__ import annotations
@@ -15,18 +16,12 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, inspect, text
 
 from chrysalis.config import load_settings
-from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.runs import RunStore
 from chrysalis.runtime.schema import HEAD, MIGRATIONS, REVISIONS, schema_revision
 from tests.helpers import assert_clean_error, chrysalis
-from tests.postgres import postgres_database
-from tests.runtime.migration_helpers import home_in, make_old_database, start_together
-from tests.runtime.queue_helpers import run_record, work
-
-STARTS = 10
-"""How many times the racing start is tried, each on a fresh database."""
+from tests.runtime.migration_helpers import make_old_database
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -111,27 +106,3 @@ def test_wrong_credentials_are_a_clear_error_without_the_password(postgresql_url
     done = chrysalis("queue", cwd=tmp_path, env={"CHRYSALIS_DATABASE_URL": wrong})
     assert_clean_error(done, 2, "Cannot open the runtime database postgresql://chrysalis:***@", "password")
     assert "n0tit" not in done.stdout + done.stderr
-
-
-def _race(server_url: str, workspace: Path, env: dict[str, str]) -> None:
-    """``submit`` and two workers at one instant on an empty database: none fails, and the run is done once."""
-    submit_args = ["submit", "say ok", "--json", "--base-url", server_url, "--model", "scripted", "--mode", "ask"]
-    worker = ["worker", "--exit-when-idle"]
-    results = start_together([*submit_args, "--workspace", str(workspace)], worker, worker, env=env)
-    assert all(code == 0 for code, _out, _err in results), results
-    finished = work(env)  # in case both workers found the queue empty before the submit wrote it
-    assert finished.returncode == 0, finished.stderr
-    record = run_record(json.loads(results[0][1])["id"], env)
-    assert record["status"] == "done", record["error"]
-
-
-@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
-def test_submit_and_two_workers_started_at_once_on_an_empty_database(engine: str, tmp_path: Path) -> None:
-    for attempt in range(STARTS):  # a server per attempt: each bounds its own life (max_seconds)
-        with ScriptedOpenAIServer(lambda _body: ScriptedReply(text="ok"), max_requests=10) as server:
-            if engine == "sqlite":
-                _race(server.base_url, tmp_path, home_in(tmp_path, f"home{attempt}"))
-            else:
-                with postgres_database() as fresh:
-                    _race(server.base_url, tmp_path, {"CHRYSALIS_DATABASE_URL": fresh})
-            assert len(server.requests) == 1  # the run was executed once

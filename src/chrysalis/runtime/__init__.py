@@ -8,5 +8,8 @@ keys        the user's Ed25519 key pair under ``$CHRYSALIS_HOME/keys`` (``chrysa
 envelopes   an approval signed for one exact action, with a nonce and an expiry, and its checks
 approvals   requests, decisions, nonces and refusals in the runtime's database
 database    where all of it lives: SQLite under ``$CHRYSALIS_HOME`` or a shared PostgreSQL
+schema      our tables' migrations (Alembic), applied under a lock by every process that opens them
+dbos_tables DBOS's tables, migrated by one process at a time (DBOS's own lock gives up after 30 s)
+wakeup      DBOS's notification trigger, which wakes a run as soon as its approval is stored
 crashpoints fault injection for the kill test
 """

@@ -9,6 +9,8 @@ plain SQLAlchemy Core tables beside them, so the code is the same on both engine
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -19,6 +21,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 __all__ = ["EngineStore", "database_url", "open_engine", "unreachable"]
+
+_SQLITE_TIMEOUT_S = 30.0
+"""How long a SQLite connection waits for another process's lock (its busy timeout, and the switch to WAL)."""
 
 
 def database_url(settings: Settings) -> str:
@@ -41,7 +46,7 @@ def open_engine(url: str, *, connect_timeout: int | None = None) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite"):
-        connect_args: dict[str, int] = {"timeout": 30}
+        connect_args: dict[str, float] = {"timeout": _SQLITE_TIMEOUT_S}
     else:
         connect_args = {} if connect_timeout is None else {"connect_timeout": connect_timeout}
     engine = create_engine(url, connect_args=connect_args)
@@ -49,12 +54,34 @@ def open_engine(url: str, *, connect_timeout: int | None = None) -> Engine:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
 
         @event.listens_for(engine, "connect")
-        def _wal(connection: object, _record: object) -> None:  # several processes write: WAL, as the stores do
-            cursor = connection.cursor()  # type: ignore[attr-defined]
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.close()
+        def _wal(connection: sqlite3.Connection, _record: object) -> None:  # several processes write: WAL
+            _use_wal(connection)
 
     return engine
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Put a SQLite database in write-ahead logging, trying again while another process writes to it.
+
+    The switch takes the write lock, and while another process holds it (writing to the new file,
+    still in rollback-journal mode) SQLite answers "database is locked" at once, busy timeout or not:
+    waiting could deadlock. Processes started together on a new ``runtime.sqlite`` meet this (before,
+    one of 48 ``approvals``/``approve`` started six at a time exited 2: "Cannot open the runtime
+    database …: database is locked"). The stores' ``Database`` does the same for ``chrysalis.db``;
+    importing it here would load every store.
+
+    Raises:
+        sqlite3.OperationalError: still locked after ``_SQLITE_TIMEOUT_S``, or another failure.
+    """
+    deadline = time.monotonic() + _SQLITE_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 class EngineStore:

@@ -56,7 +56,8 @@ def client(url: str, engine: Engine | None = None) -> Iterator[DBOSClient]:
     """A DBOS client on ``url`` whose system tables exist (made on first use, as a worker's launch would).
 
     On PostgreSQL the tables also get DBOS's notification trigger, which a client's migration leaves
-    out: without it ``wake`` reaches a waiting run only at DBOS's 60 s re-check (``wakeup``).
+    out: without it ``wake`` reaches a waiting run only at DBOS's 60 s re-check (``wakeup``). Both
+    are made by one process at a time (``dbos_tables``).
 
     Args:
         url: The runtime database, which holds DBOS's tables beside ours.
@@ -67,13 +68,12 @@ def client(url: str, engine: Engine | None = None) -> Iterator[DBOSClient]:
     """
     from dbos import DBOSClient
 
-    from chrysalis.runtime.wakeup import ensure_trigger
+    from chrysalis.runtime.dbos_tables import ensure_tables
 
     shared = engine if engine is not None and engine.dialect.name == "postgresql" else None
     dbos_client = DBOSClient(system_database_url=url, system_database_engine=shared)
     try:
-        dbos_client._sys_db.run_migrations()  # a submit before any worker ever ran must not fail
-        ensure_trigger(dbos_client._sys_db.engine)
+        ensure_tables(dbos_client._sys_db)
         yield dbos_client
     finally:
         dbos_client.destroy()  # an engine given stays open: its owner closes it

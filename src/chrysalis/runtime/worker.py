@@ -27,6 +27,7 @@ from chrysalis.config import SettingFlags, Settings, load_settings, without_pass
 from chrysalis.errors import ChrysalisError
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.dbos_tables import migrating
 from chrysalis.runtime.queue import APP_VERSION, QUEUE, WORKFLOW
 from chrysalis.runtime.runs import RunStore, WorkerRecord
 
@@ -109,7 +110,8 @@ class Worker:
             }
         )
         try:
-            DBOS.launch()
+            with migrating(self.runs.engine):  # DBOS migrates its tables at launch: one process at a time
+                DBOS.launch()
             DBOS.register_queue(
                 QUEUE,
                 worker_concurrency=self.concurrency,
