@@ -42,14 +42,12 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from approval_latency import fresh_postgres
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from egress import provenance
 
@@ -297,25 +295,6 @@ def _env(home: Path, database_url: str | None) -> dict[str, str]:
     if database_url:
         env["CHRYSALIS_DATABASE_URL"] = database_url
     return env
-
-
-@contextmanager
-def fresh_postgres(server: str) -> Iterator[str]:
-    """A new empty database on the PostgreSQL server of ``server`` (a URL), dropped afterwards."""
-    from sqlalchemy import create_engine, text
-
-    name = f"chrysalis_soak_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(server.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f"CREATE DATABASE {name}"))
-        try:
-            yield server.rsplit("/", 1)[0] + f"/{name}"
-        finally:
-            with admin.connect() as conn:
-                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-    finally:
-        admin.dispose()
 
 
 def _print(engine: str, row: dict[str, Any]) -> None:
