@@ -95,9 +95,17 @@ def test_the_environment_is_an_allow_list_minus_anything_secret() -> None:
         "HOME": "/home/me",
         "PYTHONPATH": "src",
         "GIT_ASKPASS": "x",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
     env = command_env(host, PATH="/usr/bin", HOME="/tmp/home")
-    assert env == {"LANG": "C.UTF-8", "LC_ALL": "C", "PYTHONPATH": "src", "PATH": "/usr/bin", "HOME": "/tmp/home"}
+    assert env == {
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "PYTHONPATH": "src",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PATH": "/usr/bin",
+        "HOME": "/tmp/home",
+    }
 
 
 # -- what a command sees, in every sandbox -------------------------------------------------------------------

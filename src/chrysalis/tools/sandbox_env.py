@@ -1,7 +1,7 @@
 """The environment a command gets: an allow list, so provider keys and tokens never reach it.
 
 A command started by the agent sees the variables it needs to work (``PATH``, the locale, the
-terminal, the time zone, a few harmless Python switches) and nothing else: not
+terminal, the time zone, a few harmless Python and pytest switches) and nothing else: not
 ``OPENAI_API_KEY``, not ``GITHUB_TOKEN``, not ``SSH_AUTH_SOCK``, not ``AWS_*``, not the
 ``CHRYSALIS_*`` settings. A name on the allow list is still dropped when it looks like a secret
 (``PYTHON_KEYRING_TOKEN``), so the two lists cannot disagree in the unsafe direction. This holds
@@ -43,6 +43,8 @@ ALLOWED_NAMES = frozenset(
         "PYTHONFAULTHANDLER",
         "PYTHONDEVMODE",
         "PYTHONSAFEPATH",
+        "PYTEST_ADDOPTS",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
     }
 )
 """Variables passed through as they are (``PATH``, ``HOME``, ``TMPDIR`` and ``VIRTUAL_ENV`` are set by the sandbox)."""
