@@ -38,6 +38,7 @@ from typing import Literal
 
 from chrysalis.llm.backend import ChatMessage
 from chrysalis.llm.sampling import Sampler
+from chrysalis.repair.failures import failure_digest
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.mutants import Mutant, mutants
 
@@ -201,7 +202,7 @@ def prompt_for(
     """
     lines = original.splitlines()
     numbered = "\n".join(f"{n:>4} | {lines[n - 1]}" for n in range(suspect.start, suspect.end + 1))
-    shown = "\n".join(failure.strip().splitlines()[-MAX_FAILURE_LINES:])
+    shown = failure_digest(failure, MAX_FAILURE_LINES)
     context = module_context(original, suspect)
     body = f"The rest of {suspect.path}, in short:\n{context}\n\n" if context else ""
     body += (

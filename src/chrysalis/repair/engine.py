@@ -31,6 +31,7 @@ from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
+from chrysalis.repair.failures import failure_digest
 from chrysalis.repair.localise import Localisation, Suspect, hinted_first, localise
 from chrysalis.repair.slots import Slots
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
@@ -502,6 +503,6 @@ def _feedback(failing: list[tuple[Candidate, TestRun]]) -> str:
             continue
         seen.add(candidate.diff)
         change = "\n".join(line for line in candidate.diff.splitlines()[2:] if line[:1] in "+-")
-        tail = "\n".join(run.output.strip().splitlines()[-FEEDBACK_LINES:])
+        tail = failure_digest(run.output, FEEDBACK_LINES)
         parts.append(f"This change was tried and the tests still fail:\n{change}\n{tail}")
     return "\n\n".join(parts)
