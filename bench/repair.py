@@ -347,6 +347,7 @@ def main() -> int:
                 if (set_of(bug), bug.name, config) in done:
                     continue
                 row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
+                row["load_1m"] = round(os.getloadavg()[0], 2)  # how busy the 2 shared cores were: times depend on it
                 rows.append(row)
                 print(
                     f"{set_of(bug):<8} {bug.name:<22} {config:<10} {_verdict(row):<7} "
