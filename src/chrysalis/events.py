@@ -17,6 +17,7 @@ __all__ = [
     "Check",
     "ErrorEvent",
     "Event",
+    "FrameworkCall",
     "JudgeVerdict",
     "PlanEnd",
     "PlanNodeEvent",
@@ -278,6 +279,21 @@ class RedFlag(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FrameworkCall(_Base):
+    """Chrysalis calls a tool itself, not the model: ``repair`` when the tests still fail or the model stalls.
+
+    Its ``tool_call`` and ``tool_result`` events follow, through the same gates as the model's calls.
+    """
+
+    type: Literal["framework_call"] = "framework_call"
+    tool: str
+    call_id: str
+    trigger: Literal["failed_check", "stalled"]
+    reason: str
+    """What the framework saw: the check's problem, or why the model's run was about to stop."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Check(_Base):
     """Chrysalis ran the project's tests itself after the model's answer: the verdict is ours, not the model's."""
 
@@ -337,6 +353,7 @@ Event = (
     | ApprovalRequest
     | JudgeVerdict
     | RedFlag
+    | FrameworkCall
     | Check
     | RunResult
     | ErrorEvent

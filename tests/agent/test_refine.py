@@ -13,7 +13,7 @@ from typing import Any
 
 from chrysalis.agent.session import AgentSession
 from chrysalis.config import load_settings
-from chrysalis.events import Event, Refine, RunResult, Start
+from chrysalis.events import Event, FrameworkCall, Refine, RunResult, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.stores import Stores
 
@@ -26,10 +26,15 @@ class TwoModels:
 
     def __init__(self) -> None:
         self.turns: Counter[str] = Counter()
+        self.samples: Counter[str] = Counter()
+        """Requests without tools: repair's samples (the framework runs repair when the draft fails the check)."""
         self.saw_handover = False
 
     def __call__(self, body: dict[str, Any]) -> ScriptedReply | str:
         model = str(body["model"])
+        if not body.get("tools"):
+            self.samples[model] += 1
+            return "no idea"
         self.turns[model] += 1
         if model == "small":
             if self.turns[model] == 1:
@@ -97,6 +102,8 @@ def test_a_failed_draft_is_refined_by_the_stronger_model_in_the_same_run(workspa
     assert isinstance(start, Start) and start.model == "small" and start.refine_model == "big"
     (refine,) = [e for e in events if isinstance(e, Refine)]
     assert (refine.draft_model, refine.model) == ("small", "big") and "tests failed" in refine.reason
+    (repair,) = [e for e in events if isinstance(e, FrameworkCall)]  # the draft's repair first, on the small model
+    assert events.index(repair) < events.index(refine) and set(script.samples) == {"small"}
     finals = [e for e in events if isinstance(e, RunResult)]
     assert finals == [result] and result.success and result.verified is True  # one answer, the refined one
     assert script.saw_handover and script.turns["big"] == 2

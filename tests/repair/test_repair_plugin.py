@@ -46,6 +46,7 @@ def scope(
         profile="coder",
         tools=builtin_tools(),
         tools_given=False,
+        model_given=False,
         conversation=None,
         saved=False,
         sub_agent=False,
@@ -84,10 +85,11 @@ def test_repair_is_offered_where_the_policy_may_let_it_run(
         assert offer.tools["repair"].writes_through_policy
 
 
-def test_repair_is_not_offered_to_a_run_whose_tools_were_chosen_or_that_does_not_code(
+def test_repair_is_not_offered_to_a_run_whose_tools_or_model_were_given_or_that_does_not_code(
     stores: Stores, workspace: Path
 ) -> None:
     run = scope(stores, workspace, mode="code", level=3)
     assert "repair" in RepairPlugin().offer(run).tools
     assert not RepairPlugin().offer(replace(run, tools_given=True)).tools
+    assert not RepairPlugin().offer(replace(run, model_given=True)).tools  # it would sample another model
     assert not RepairPlugin().offer(replace(run, profile="reader")).tools

@@ -151,6 +151,7 @@ def run_scope(
         profile=models.profile,
         tools=models.tools,
         tools_given=models.tools_given,
+        model_given=models.model_given,
         conversation=conversation,
         saved=saved,
         sub_agent=sub_agent,

@@ -160,6 +160,11 @@ class SessionModels:
         self._chooser = self._new_chooser(settings)
 
     @property
+    def model_given(self) -> bool:
+        """The caller gave a model object, not a name: nothing else can sample it by its name."""
+        return self._model_given
+
+    @property
     def tools_given(self) -> bool:
         """The caller chose the tools: there is no profile to choose, and capabilities add none."""
         return self._tools_given

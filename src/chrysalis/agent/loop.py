@@ -9,6 +9,8 @@ pydantic-ai drives a run as a graph of nodes; this file names them in our words:
                    pydantic-ai runs the calls through ``GatedTools`` (policy, approval, checkpoint, guards)
     answer         ``End``: the answer passes ``_check_answer`` (a call written as text is refused; the
                    framework runs the project's tests itself, ``verify.FinalCheck``) or goes back to the model
+    rescue         when the tests still fail at the answer, or the model stalls, the framework calls
+                   ``repair`` itself before the run ends (``rescue.Rescue``)
 
 Everything a run needs arrives ready in a ``RunSetup`` (the session chooses the model, builds the
 prompt and the tools); everything it learns leaves in the ``RunResult``, the ``history`` and the ``tally``.
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.limits import RunLimits
+from chrysalis.agent.rescue import Rescue
 from chrysalis.agent.streaming import ReplyStream
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.agent.verify import FinalCheck
@@ -98,6 +101,7 @@ class AgentLoop:
             policy=setup.tools.policy,
         )
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
+        self.rescue = Rescue(setup.run_id, setup.tools, self.check, setup.emit)
         self._usage = (0, 0)
         """This loop's tokens (in, out) as last counted: a tally shared with an earlier loop grows by the difference."""
         self._asked = time.perf_counter()
@@ -165,7 +169,10 @@ class AgentLoop:
             async for node in run:
                 self._keep(run.all_messages(), node.request if Agent.is_model_request_node(node) else None)
                 if Agent.is_model_request_node(node):
-                    self._step()
+                    stop = self._stop()
+                    if stop is not None:
+                        return await self._rescued_or_raise(stop)
+                    self.tally.steps += 1
                     self._asked = time.perf_counter()
                     await self.stream.request(node, run.ctx)
                 elif Agent.is_call_tools_node(node):
@@ -191,14 +198,21 @@ class AgentLoop:
             self.setup.on_history(history)
         self.history = history
 
-    def _step(self) -> None:
-        """Before each model request: stop a run that is stuck or out of steps."""
+    def _stop(self) -> TaskStopped | None:
+        """Before each model request: why a run that is stuck or out of steps must stop (None: go on)."""
         if self.guards.red_flags >= self.setup.limits.max_red_flags:
-            raise TaskStopped("stuck", "The model kept repeating itself or breaking the rules; stopped the run.")
+            return TaskStopped("stuck", "The model kept repeating itself or breaking the rules; stopped the run.")
         max_steps = self.setup.limits.max_steps
         if self.tally.steps >= max_steps:
-            raise TaskStopped("max_steps", f"Reached --max-steps {max_steps} before the task was done.")
-        self.tally.steps += 1
+            return TaskStopped("max_steps", f"Reached --max-steps {max_steps} before the task was done.")
+        return None
+
+    async def _rescued_or_raise(self, stop: TaskStopped) -> str:
+        """The answer of a stalled run that the framework's own repair fixed; else the run stops with ``stop``."""
+        done = await self.rescue.when_stalled(str(stop), self.guards)
+        if done is None:
+            raise stop
+        return f"The model stalled ({stop}); Chrysalis ran repair itself and the tests pass now.\n{done}"
 
     def _priced(self, input_tokens: int, output_tokens: int) -> None:
         """After each model reply: count its tokens and stop a run that is over its budget.
@@ -242,6 +256,9 @@ class AgentLoop:
             self._red_flag("call_as_text", pretended)
             raise ModelRetry(pretended)
         await self.check.run(self.guards)
+        done = await self.rescue.after_failed_check(self.guards)
+        if done is not None:
+            return f"{output}\n\nThe tests still failed after this answer; Chrysalis ran repair itself:\n{done}"
         feedback = self.check.feedback()
         if feedback:
             self._red_flag("failed_check", self.check.verdict.problem or "")

@@ -67,6 +67,8 @@ class RunScope:
     """The profile's built-in tools, before any capability adds its own."""
     tools_given: bool
     """The caller chose the tools (a sub-agent, a test): capabilities add none."""
+    model_given: bool
+    """The caller gave a model object (the Python API, a test): ``model_name`` is the settings', maybe another model."""
     conversation: SavedConversation | None
     """The session's conversation; None for a sub-agent's run (its conversation is not the workspace's)."""
     saved: bool

@@ -19,6 +19,7 @@ from chrysalis.events import (
     Compacted,
     ErrorEvent,
     Event,
+    FrameworkCall,
     JudgeVerdict,
     ModelCall,
     PlanEnd,
@@ -118,7 +119,7 @@ class RichRenderer:
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
-        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag | Compacted):
+        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall):
             self._notice(event)
         elif isinstance(event, Check):
             self._check(event)
@@ -179,9 +180,12 @@ class RichRenderer:
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
-    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag | Compacted) -> None:
-        """An approval asked, the security judge's verdict, a red flag, or a compaction: one short line."""
-        if isinstance(event, Compacted):
+    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall) -> None:
+        """An approval asked, the judge's verdict, a red flag, a compaction or the framework's own call: one line."""
+        if isinstance(event, FrameworkCall):
+            why = "the tests still fail" if event.trigger == "failed_check" else "the model stalled"
+            self.console.print(Text.assemble(("  ↻ ", "cyan"), f"{why}: Chrysalis runs {event.tool} itself"))
+        elif isinstance(event, Compacted):
             self.console.print(
                 Text(
                     f"  ⋯ compacted the conversation: {_n(event.turns_summarised, 'turn')} summarised, "

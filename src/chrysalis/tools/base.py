@@ -152,6 +152,9 @@ class ToolSpec:
     call needs no confirmation of its own (asking first would ask twice, the first time without a diff);
     the level, the mode and the rules still judge the call, an ``ask`` rule naming it still asks, and a
     rule denying a file tool whole refuses it (every write it could make would be refused)."""
+    fixes_failing_tests: bool = False
+    """The framework calls this tool itself, with no arguments, when a run's final check fails or its model
+    stalls and the model never called it (``repair``): a small model that greps in circles will not think of it."""
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as models see it (a copy: the caller may change it)."""

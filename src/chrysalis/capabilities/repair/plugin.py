@@ -22,7 +22,9 @@ class RepairPlugin(NoHooks):
         a tool it would refuse every call of is not offered.
         """
         s = run.settings
-        if run.tools_given or run.profile not in ("coder", "all") or not has_sampling_path(run.model_name, s):
+        if run.tools_given or run.model_given or run.profile not in ("coder", "all"):
+            return Offer()  # a given model object: repair would sample another one, by the settings' name
+        if not has_sampling_path(run.model_name, s):
             return Offer()
         repair = repair_tool(
             s, run.model_name, run.run_id, run.stores.checkpoints, run.emit, authorise=run.authorise_patch

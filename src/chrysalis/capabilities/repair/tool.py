@@ -122,6 +122,7 @@ def repair_tool(
         _sync_only,
         arun=run,
         writes_through_policy=True,  # its patch is judged and approved (with its diff) by ``authorise``
+        fixes_failing_tests=True,  # the loop calls it itself when the final check fails or the model stalls
     )
 
 

@@ -47,6 +47,7 @@ from chrysalis.events import (
     Check,
     Compacted,
     Event,
+    FrameworkCall,
     ModelCall,
     RedFlag,
     Refine,
@@ -178,7 +179,7 @@ class EventMapper:
             return self._answer(event, streamed)
         if isinstance(event, Check):
             return [self._check(event)]
-        if isinstance(event, RedFlag | Compacted | Refine):
+        if isinstance(event, RedFlag | Compacted | Refine | FrameworkCall):
             return [update_agent_thought_text(_notice(event))]
         return []
 
@@ -325,7 +326,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _notice(event: RedFlag | Compacted | Refine) -> str:
+def _notice(event: RedFlag | Compacted | Refine | FrameworkCall) -> str:
+    if isinstance(event, FrameworkCall):
+        return f"{event.reason}: Chrysalis runs {event.tool} itself."
     if isinstance(event, RedFlag):
         return f"⚑ {event.kind}: {event.detail}"
     if isinstance(event, Compacted):
