@@ -1,0 +1,63 @@
+"""The council (seed 003): a panel of personas that take turns on a topic, chosen by rules, not by a model.
+
+This package is the deterministic core; the model calls that write a winner's turn (seed 003's Plan
+and Realize) and the ``chrysalis council`` command sit on top of it. Read docs/council.md.
+
+Seed 003's names, and ours:
+
+==============================================  ===============================================================
+seed 003                                        here
+==============================================  ===============================================================
+``PersonaConfig``, ``BehaviorLoader``           ``Persona``, ``builtin_personas()``, ``load_personas(...)``
+                                                (``personas.py``: TOML files, not JSON)
+``InitiativePolicy`` (``can_interject``, ...)   ``Persona.mode`` (``InitiativeMode``)
+``SharedConversationMiddleware.shouldSpeak``    ``Gate`` / ``gate(...)`` -> ``GateResult`` (``gate.py``)
+(Routine A: Gate)
+``TriggerEvaluator``, ``ConversationTrigger``   ``Persona.triggers``, matched by the gate
+``TurnTakingPolicy`` (cooldown in seconds)      ``Gate.cooldown``, in rounds
+``RepairPolicy``                                ``gate.REPAIR_WORDS``: a repair signal raises confidence
+turn history (``recordTurn``)                   ``Turn(persona, text, round)``, the history the gate reads
+``AgentArbiter.selectWinners``                  ``Arbiter.select(candidates)`` -> ``Selection`` (``arbiter.py``)
+``GateResult`` as a bid, ``ArbiterResult``      ``Candidate``, ``Selection``
+``diversityBonus``, pile-on prevention          ``arbiter.DIVERSITY_WEIGHT``, ``Arbiter.max_speakers``
+global turn budget                              ``Arbiter(turn_budget=...)``, ``Arbiter.turns_left``
+``SCMRouter`` (gate every agent, arbitrate)     ``Gate.candidates(...)`` then ``Arbiter.select(...)``;
+                                                the council command's loop
+==============================================  ===============================================================
+"""
+
+from chrysalis.council.arbiter import DEFAULT_MAX_SPEAKERS, DIVERSITY_WEIGHT, Arbiter, Candidate, Selection
+from chrysalis.council.gate import DEFAULT_COOLDOWN, REPAIR_WORDS, Gate, GateResult, GateRule, Turn, gate
+from chrysalis.council.personas import (
+    InitiativeMode,
+    Persona,
+    builtin_personas,
+    load_personas,
+    read_persona,
+    user_persona_folder,
+    workspace_persona_files,
+    workspace_persona_folder,
+)
+
+__all__ = [
+    "DEFAULT_COOLDOWN",
+    "DEFAULT_MAX_SPEAKERS",
+    "DIVERSITY_WEIGHT",
+    "REPAIR_WORDS",
+    "Arbiter",
+    "Candidate",
+    "Gate",
+    "GateResult",
+    "GateRule",
+    "InitiativeMode",
+    "Persona",
+    "Selection",
+    "Turn",
+    "builtin_personas",
+    "gate",
+    "load_personas",
+    "read_persona",
+    "user_persona_folder",
+    "workspace_persona_files",
+    "workspace_persona_folder",
+]
