@@ -19,7 +19,7 @@ import sys
 
 import typer
 
-from chrysalis.cli.commands import evolve, knowledge, run, runtime, serve, setup
+from chrysalis.cli.commands import council, evolve, knowledge, run, runtime, serve, setup
 from chrysalis.cli.guard import AlreadyShown, guarded, invocation
 from chrysalis.cli.options import (
     BaseUrlOpt,
@@ -62,6 +62,7 @@ app.add_typer(run.sessions_app, name="sessions")
 app.add_typer(knowledge.memory_app, name="memory")
 app.add_typer(knowledge.kg_app, name="kg")
 app.add_typer(setup.mcp_app, name="mcp")
+app.add_typer(council.personas_app, name="personas")
 
 
 @app.callback()
