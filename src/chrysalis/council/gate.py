@@ -22,14 +22,13 @@ A persona's own turns never wake it: David saying "never" is not a trigger for D
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from chrysalis.council.arbiter import Candidate
 from chrysalis.council.personas import Persona
+from chrysalis.council.words import said, words
 
 __all__ = [
     "BASE_CONFIDENCE",
@@ -132,9 +131,7 @@ class Gate:
             reason = f"{name} spoke in round {spoke} and sits out {self.cooldown} {rounds} after speaking."
             return GateResult(persona=name, should_speak=False, confidence=0.0, rule="cooldown", reason=reason)
         texts = _new_to(name.casefold(), topic, history, self.window)
-        mentioned = any(_found((name,), text) for text in texts)
-        heard = _union(_found(persona.triggers, text) for text in texts)
-        repair = _union(_found(REPAIR_WORDS, text) for text in texts)
+        mentioned, heard, repair = _heard(persona, texts)
         rule = _rule(persona, mentioned=mentioned, triggered=bool(heard))
         if rule == "waiting":
             return GateResult(persona=name, should_speak=False, confidence=0.0, rule=rule, reason=_waiting(persona))
@@ -178,6 +175,7 @@ def gate(
 
 
 _NO_TURNS = "No turns are left in the council's budget."
+_REPAIR = words(REPAIR_WORDS)
 
 
 def _spoke_since(history: Sequence[Turn], key: str, first_round: int) -> int | None:
@@ -237,24 +235,12 @@ def _wants(persona: Persona, rule: GateRule, heard: tuple[str, ...], repair: tup
     return reason + "."
 
 
-def _union(found: Iterable[frozenset[str]]) -> tuple[str, ...]:
-    words: set[str] = set()
-    for part in found:
-        words |= part
-    return tuple(sorted(words))
-
-
-@lru_cache(maxsize=4096)
-def _found(words: tuple[str, ...], text: str) -> frozenset[str]:
-    """Which of ``words`` occur in ``text`` as whole words, casefolded; cached, as each turn is read every round."""
-    if not words or not text:
-        return frozenset()
-    return frozenset(" ".join(match.split()).casefold() for match in _pattern(words).findall(text))
-
-
-@lru_cache(maxsize=256)
-def _pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One regular expression for ``words``: whole words (``-`` counts as part of a word), any case, any spacing."""
-    ordered = sorted({word.strip().casefold() for word in words}, key=lambda word: (-len(word), word))
-    alternatives = "|".join(r"\s+".join(map(re.escape, word.split())) for word in ordered)
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+def _heard(persona: Persona, texts: list[str]) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """Whether ``texts`` name ``persona``, and its trigger words and the repair words in them, sorted."""
+    name, triggers = persona.name.casefold(), words(persona.triggers)
+    mentioned, heard, repair = False, set[str](), set[str]()
+    for text in texts:
+        mentioned = mentioned or name in said(text).tokens
+        heard |= triggers.found(text)
+        repair |= _REPAIR.found(text)
+    return mentioned, tuple(sorted(heard)), tuple(sorted(repair))
