@@ -21,6 +21,8 @@ turn history (``recordTurn``)                   ``Turn(persona, text, round)``, 
 ``GateResult`` as a bid, ``ArbiterResult``      ``Candidate``, ``Selection``
 ``diversityBonus``, pile-on prevention          ``arbiter.DIVERSITY_WEIGHT``, ``Arbiter.max_speakers``
 global turn budget                              ``Arbiter(turn_budget=...)``, ``Arbiter.turns_left``
+``OpenerSelector``, ``IdiomRegistry``,          ``Voice``, ``OPENERS``, ``IDIOMS`` (``openers.py``): drawn from a
+``weightedRandomSelect``                        seeded ``random.Random``; ``weighted_choice``
 ``SCMRouter`` (gate every agent, arbitrate)     ``Gate.candidates(...)`` then ``Arbiter.select(...)``;
                                                 the council command's loop
 ==============================================  ===============================================================
@@ -28,6 +30,7 @@ global turn budget                              ``Arbiter(turn_budget=...)``, ``
 
 from chrysalis.council.arbiter import DEFAULT_MAX_SPEAKERS, DIVERSITY_WEIGHT, Arbiter, Candidate, Selection
 from chrysalis.council.gate import DEFAULT_COOLDOWN, REPAIR_WORDS, Gate, GateResult, GateRule, Turn, gate
+from chrysalis.council.openers import IDIOMS, OPENERS, Phrase, Voice, weighted_choice
 from chrysalis.council.personas import (
     InitiativeMode,
     Persona,
@@ -43,6 +46,8 @@ __all__ = [
     "DEFAULT_COOLDOWN",
     "DEFAULT_MAX_SPEAKERS",
     "DIVERSITY_WEIGHT",
+    "IDIOMS",
+    "OPENERS",
     "REPAIR_WORDS",
     "Arbiter",
     "Candidate",
@@ -51,13 +56,16 @@ __all__ = [
     "GateRule",
     "InitiativeMode",
     "Persona",
+    "Phrase",
     "Selection",
     "Turn",
+    "Voice",
     "builtin_personas",
     "gate",
     "load_personas",
     "read_persona",
     "user_persona_folder",
+    "weighted_choice",
     "workspace_persona_files",
     "workspace_persona_folder",
 ]
