@@ -220,7 +220,8 @@ def _confidence(rule: GateRule, heard: tuple[str, ...], repair: tuple[str, ...])
 def _waiting(persona: Persona) -> str:
     if persona.mode == "wait_for_mention" or not persona.triggers:
         return f"{persona.name} waits to be mentioned by name (e.g. @{persona.name})."
-    return f"{persona.name} waits for its name or a trigger word ({', '.join(persona.triggers[:4])}, ...)."
+    more = ", ..." if len(persona.triggers) > 4 else ""
+    return f"{persona.name} waits for its name or a trigger word ({', '.join(persona.triggers[:4])}{more})."
 
 
 def _wants(persona: Persona, rule: GateRule, heard: tuple[str, ...], repair: tuple[str, ...]) -> str:
