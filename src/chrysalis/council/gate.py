@@ -28,7 +28,7 @@ from typing import Literal
 
 from chrysalis.council.arbiter import Candidate
 from chrysalis.council.personas import Persona
-from chrysalis.council.words import said, words
+from chrysalis.council.words import Words, said, words
 
 __all__ = [
     "BASE_CONFIDENCE",
@@ -131,10 +131,13 @@ class Gate:
             reason = f"{name} spoke in round {spoke} and sits out {self.cooldown} {rounds} after speaking."
             return GateResult(persona=name, should_speak=False, confidence=0.0, rule="cooldown", reason=reason)
         texts = _new_to(name.casefold(), topic, history, self.window)
-        mentioned, heard, repair = _heard(persona, texts)
+        mentioned = any(name.casefold() in said(text).tokens for text in texts)
+        listens = mentioned or persona.mode == "can_interject" or persona.mode == "proactive_when_triggered"
+        heard = _found(words(persona.triggers), texts) if listens else ()  # a lookup less for a waiting Lea
         rule = _rule(persona, mentioned=mentioned, triggered=bool(heard))
         if rule == "waiting":
             return GateResult(persona=name, should_speak=False, confidence=0.0, rule=rule, reason=_waiting(persona))
+        repair = _found(_REPAIR, texts)
         return GateResult(
             persona=name,
             should_speak=True,
@@ -236,12 +239,9 @@ def _wants(persona: Persona, rule: GateRule, heard: tuple[str, ...], repair: tup
     return reason + "."
 
 
-def _heard(persona: Persona, texts: list[str]) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
-    """Whether ``texts`` name ``persona``, and its trigger words and the repair words in them, sorted."""
-    name, triggers = persona.name.casefold(), words(persona.triggers)
-    mentioned, heard, repair = False, set[str](), set[str]()
+def _found(listed: Words, texts: list[str]) -> tuple[str, ...]:
+    """The words of ``listed`` that any of ``texts`` holds, sorted."""
+    found: set[str] = set()
     for text in texts:
-        mentioned = mentioned or name in said(text).tokens
-        heard |= triggers.found(text)
-        repair |= _REPAIR.found(text)
-    return mentioned, tuple(sorted(heard)), tuple(sorted(repair))
+        found |= listed.found(text)
+    return tuple(sorted(found))

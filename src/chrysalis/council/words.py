@@ -69,7 +69,9 @@ class Words:
         if hit is not None:
             return hit
         cut = said(text)
-        hit = frozenset((self.single & cut.tokens).union(word for word, form in self.phrases if form in cut.spaced))
+        hit = self.single & cut.tokens
+        if self.phrases:
+            hit = hit.union(word for word, form in self.phrases if form in cut.spaced)
         if len(self._memo) >= MEMORY:
             self._memo.clear()  # simpler than evicting one, and safe if two threads share this list
         self._memo[text] = hit
