@@ -16,9 +16,8 @@ ADA, LEA, PHIL, DAVID = PANEL["ada"], PANEL["lea"], PANEL["phil"], PANEL["david"
 def ask(
     persona: Persona, topic: str, *turns: Turn, round: int | None = None, turns_left: int | None = None
 ) -> GateResult:
-    """The gate for ``persona`` after ``turns``, in ``round`` (default: the round after the last turn)."""
-    now = round if round is not None else (turns[-1].round + 1 if turns else 0)
-    return gate(persona, topic=topic, history=list(turns), round=now, turns_left=turns_left)
+    """The gate for ``persona`` after ``turns``, in ``round`` (the gate's default: the round after the last turn)."""
+    return gate(persona, topic, list(turns), round, turns_left)
 
 
 def test_can_interject_wants_to_speak_while_turns_remain() -> None:
@@ -114,6 +113,13 @@ def test_a_cooling_persona_is_cooling_even_when_named() -> None:
     history = [Turn("lea", "Here.", 0), Turn("ada", "Lea, again?", 0)]
     assert ask(LEA, "t", *history, round=1).rule == "cooldown"
     assert ask(LEA, "t", *history, round=2).rule == "mention"
+
+
+def test_the_round_defaults_to_the_one_after_the_last_turn() -> None:
+    spoke = [Turn("ada", "A thought.", 3)]
+    assert gate(ADA, "t", spoke).rule == "cooldown"  # round 4
+    assert gate(ADA, "t").rule == "interject"  # round 0, no history
+    assert Gate()(ADA, "t", spoke, 5).rule == "interject"
 
 
 def test_the_gate_is_a_pure_function_of_its_inputs() -> None:

@@ -119,9 +119,19 @@ class Gate:
             raise ValueError(f"window must be a whole number of turns from 1, not {self.window!r}.")
 
     def __call__(
-        self, persona: Persona, *, topic: str, history: Sequence[Turn], round: int, turns_left: int | None = None
+        self,
+        persona: Persona,
+        topic: str,
+        history: Sequence[Turn] = (),
+        round: int | None = None,
+        turns_left: int | None = None,
     ) -> GateResult:
-        """Whether ``persona`` wants to speak in ``round``, after ``history``, on ``topic``."""
+        """Whether ``persona`` wants to speak in ``round``, after ``history``, on ``topic``.
+
+        ``round`` defaults to the one after the last turn of ``history`` (0 when there is none);
+        ``turns_left`` None means no budget.
+        """
+        round = _next_round(history) if round is None else round
         name = persona.name
         if turns_left is not None and turns_left <= 0:
             return GateResult(persona=name, should_speak=False, confidence=0.0, rule="budget", reason=_NO_TURNS)
@@ -151,34 +161,33 @@ class Gate:
     def candidates(
         self,
         personas: Iterable[Persona],
-        *,
         topic: str,
-        history: Sequence[Turn],
-        round: int,
+        history: Sequence[Turn] = (),
+        round: int | None = None,
         turns_left: int | None = None,
     ) -> tuple[Candidate, ...]:
-        """Every persona's bid for ``round``, ready for ``Arbiter.select``."""
-        return tuple(
-            self(p, topic=topic, history=history, round=round, turns_left=turns_left).candidate(p.priority)
-            for p in personas
-        )
+        """Every persona's bid for ``round``, ready for ``Arbiter.select`` (arguments as for a call)."""
+        return tuple(self(p, topic, history, round, turns_left).candidate(p.priority) for p in personas)
 
 
 def gate(
     persona: Persona,
-    *,
     topic: str,
-    history: Sequence[Turn],
-    round: int,
+    history: Sequence[Turn] = (),
+    round: int | None = None,
     turns_left: int | None = None,
     cooldown: int = DEFAULT_COOLDOWN,
 ) -> GateResult:
-    """``Gate(cooldown)(persona, ...)``: the gate for one persona, as a function."""
-    return Gate(cooldown)(persona, topic=topic, history=history, round=round, turns_left=turns_left)
+    """``Gate(cooldown)(persona, topic, history, round, turns_left)``: the gate for one persona, as a function."""
+    return Gate(cooldown)(persona, topic, history, round, turns_left)
 
 
 _NO_TURNS = "No turns are left in the council's budget."
 _REPAIR = words(REPAIR_WORDS)
+
+
+def _next_round(history: Sequence[Turn]) -> int:
+    return history[-1].round + 1 if history else 0
 
 
 def _spoke_since(history: Sequence[Turn], key: str, first_round: int) -> int | None:
