@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,8 +116,37 @@ def test_a_malformed_file_names_the_file_line_and_key(tmp_path: Path, text: str,
         assert needle in str(caught.value)
 
 
+def test_a_file_named_unlike_a_persona_needs_a_name_key(tmp_path: Path) -> None:
+    path = write(tmp_path, "my critic", 'priority = 0.5\nmode = "can_interject"\nprompt = "p"\n')
+    with pytest.raises(ConfigError, match=r"my critic\.toml: missing key 'name', and the file's name 'my critic'"):
+        read_persona(path)
+    path.write_text('name = "critic"\n' + path.read_text())
+    assert read_persona(path).name == "critic"
+
+
 def test_a_file_that_is_not_utf8_says_so(tmp_path: Path) -> None:
     path = tmp_path / "x.toml"
     path.write_bytes(b"prompt = '\xff'\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         read_persona(path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"priority": 2}, "priority must be a number from 0 to 1"),
+        ({"mode": "loud"}, "mode must be one of"),
+        ({"name": "a b"}, "name must be a letter"),
+        ({"tools": "root"}, "tools must be a tool profile"),
+        ({"triggers": ["ok", ""]}, "triggers must be a list"),
+    ],
+)
+def test_a_persona_made_in_code_is_checked_as_a_file_is(changes: dict[str, Any], match: str) -> None:
+    fields: dict[str, Any] = {"name": "x", "priority": 0.5, "mode": "can_interject", "prompt": "p"}
+    with pytest.raises(ValueError, match=match):
+        Persona(**(fields | changes))
+
+
+def test_a_persona_made_in_code_gets_tuples_and_a_float_priority() -> None:
+    persona = Persona(name="x", priority=1, mode="can_interject", prompt="p", triggers=["a"])  # type: ignore[arg-type]
+    assert persona.triggers == ("a",) and isinstance(persona.priority, float) and hash(persona)

@@ -53,6 +53,7 @@ PERSONA_FOLDER = "personas"
 KEYS = ("name", "priority", "mode", "prompt", "model", "tools", "triggers")
 """Every key a persona file may hold; ``priority``, ``mode`` and ``prompt`` are required."""
 _REQUIRED = ("priority", "mode", "prompt")
+_OPTIONAL = ("model", "tools")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 
 
@@ -80,6 +81,20 @@ class Persona:
     """Words or phrases that wake it, matched as whole words in any case."""
     source: str = field(default=BUILTIN_SOURCE, compare=False)
     """``"builtin"``, or the path of the file it was read from."""
+
+    def __post_init__(self) -> None:
+        """Check every field as a file's key is checked, so a persona made in code is as sound as one read.
+
+        Raises:
+            ValueError: a field holds a value a persona file could not (the message says what is allowed).
+        """
+        object.__setattr__(self, "triggers", tuple(self.triggers))  # a list would make the persona unhashable
+        for key in KEYS:
+            value = getattr(self, key)
+            problem = None if value is None and key in _OPTIONAL else _CHECKS[key](value)
+            if problem is not None:
+                raise ValueError(f"Persona {self.name!r}: {key} {problem}, not {value!r}.")
+        object.__setattr__(self, "priority", float(self.priority))
 
 
 def builtin_personas() -> tuple[Persona, ...]:
@@ -110,12 +125,17 @@ def read_persona(path: Path) -> Persona:
             f"{path}: missing key {missing[0]!r}. A persona needs {', '.join(map(repr, _REQUIRED))}, "
             'e.g. priority = 0.7, mode = "can_interject", prompt = "You review ..." (docs/council.md).'
         )
+    if "name" not in data and _check_name(path.stem) is not None:
+        raise ConfigError(
+            f"{path}: missing key 'name', and the file's name {path.stem!r} is no persona name "
+            "(a letter, then letters, digits, '-' or '_'): rename the file or add a name key."
+        )
     values: dict[str, Any] = {"name": path.stem, "source": str(path)}
     for key, value in data.items():
         problem = _CHECKS[key](value)
         if problem is not None:
             raise ConfigError(f"{path}:{_line_of(text, key)}: key {key!r} {problem}, not {value!r}.")
-        values[key] = tuple(value) if key == "triggers" else float(value) if key == "priority" else value
+        values[key] = value
     return Persona(**values)
 
 
@@ -215,7 +235,7 @@ def _check_tools(value: Any) -> str | None:
 
 
 def _check_triggers(value: Any) -> str | None:
-    words = isinstance(value, list) and all(isinstance(word, str) and word.strip() for word in value)
+    words = isinstance(value, list | tuple) and all(isinstance(word, str) and word.strip() for word in value)
     return None if words else 'must be a list of non-empty strings, e.g. ["always", "never"]'
 
 
