@@ -61,7 +61,8 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 class Persona:
     """One member of the council: who it is and when it wants to speak.
 
-    Frozen and hashable, so the gate can cache the patterns it compiles for a persona's words.
+    A frozen value, checked when made: safe to share between councils and threads, and the same persona
+    whether it came from a file or from code.
     """
 
     name: str
