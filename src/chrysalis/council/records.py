@@ -123,6 +123,10 @@ class Record:
         problem = _form_problem(value)
         if problem:
             return problem
+        try:
+            json.dumps(dict(value), allow_nan=False, ensure_ascii=False).encode()
+        except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+            return "holds a number or text JSON cannot carry (NaN, infinity, a lone surrogate), or is nested too deep"
         return cls(**{name: value[name] for name in FIELDS})
 
 
@@ -212,8 +216,10 @@ def seal(
 def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` as it reads back from the database (tuples become lists), so what is signed is what is stored."""
     try:
-        plain = json.loads(json.dumps(dict(data), allow_nan=False))
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(dict(data), allow_nan=False, ensure_ascii=False)
+        text.encode()  # a lone surrogate fails here, when the record is sealed, not when it is checked
+        plain = json.loads(text)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValueError(
             f"A council record's data must be plain JSON (no NaN, no objects of other kinds): {exc}"
         ) from exc
