@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import itertools
 import json
@@ -187,29 +188,19 @@ def test_a_record_never_verifies_as_an_approval_nor_an_approval_as_a_record() ->
     with pytest.raises(InvalidSignature):
         KEY.public_key().verify(bytes.fromhex(record.signature), envelopes.DOMAIN + body)
     envelope = envelopes.sign(KEY, request_id="r1", tool="shell", args={"command": "ls"}, decision="allow", now=1.0)
-    posing = envelopes.Envelope(**{**envelope.to_json(), "signature": _b64(bytes.fromhex(record.signature))})
+    posing = envelopes.Envelope(
+        **{**envelope.to_json(), "signature": base64.b64encode(bytes.fromhex(record.signature)).decode()}
+    )
     refused = envelopes.verify(posing, request_id="r1", tool="shell", args={"command": "ls"},
                                public_key=KEY.public_key(), consume_nonce=lambda _n: True, now=2.0)  # fmt: skip
     assert isinstance(refused, envelopes.Refusal) and refused.kind == "forged"
 
-    signature = _unb64(envelope.signature)
+    signature = base64.b64decode(envelope.signature)
     with pytest.raises(InvalidSignature):
         KEY.public_key().verify(signature, DOMAIN + envelope.signed_bytes().removeprefix(envelopes.DOMAIN))
     as_record = {**record.to_json(), "signature": signature.hex()}
     found = verify_records([as_record], KEY.public_key(), RUN).first_bad
     assert found is not None and found.reason.startswith("signature does not verify")
-
-
-def _b64(raw: bytes) -> str:
-    import base64
-
-    return base64.b64encode(raw).decode()
-
-
-def _unb64(text: str) -> bytes:
-    import base64
-
-    return base64.b64decode(text)
 
 
 def test_seal_refuses_data_that_would_not_read_back_the_same_and_a_persona_named_council() -> None:

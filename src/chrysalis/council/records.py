@@ -58,6 +58,7 @@ __all__ = [
     "DOMAIN",
     "EVENT_KEY_PREFIX",
     "EVENT_TYPE",
+    "FIELDS",
     "Record",
     "Recorder",
     "Unreadable",
