@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "chrysalis"
 LAYERS = {
     "errors": 0, "config": 0, "trust": 0, "redact": 0, "voting": 0, "events": 0, "plugin": 0, "tls": 0,
     "tools": 1, "stores": 2, "llm": 3, "evolve": 4,
-    "agent": 5, "capabilities": 5, "decomposition": 5, "repair": 5, "runtime": 5,
+    "agent": 5, "capabilities": 5, "council": 5, "decomposition": 5, "repair": 5, "runtime": 5,
     "cli": 6, "server": 6,
     "__init__": 7, "__main__": 7,
 }  # fmt: skip
