@@ -35,7 +35,6 @@ ALLOWED_FUNCTIONS: dict[str, int] = {
     "cli/fix_cmd.py:fix_command": 69,
     "server/http/routes.py:add_routes": 77,
     "decomposition/run.py:Decomposer.run": 68,
-    "capabilities/repair/tool.py:repair_tool": 58,
     "capabilities/knowledge/tools.py:kg_tools": 65,
     "server/dashboard/views.py:_archive": 61,
     "decomposition/planner.py:Planner.split": 59,

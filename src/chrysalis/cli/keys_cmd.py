@@ -1,4 +1,7 @@
-"""``chrysalis keys init``: the Ed25519 key pair that signs approvals (``chrysalis.runtime.keys``).
+"""``chrysalis keys [init]``: the Ed25519 key pairs (``chrysalis.runtime.keys``).
+
+``keys init`` makes the pair that signs approvals; ``keys`` alone shows each pair's fingerprint: the
+approval pair's and the council records pair's (made by the first council, never by ``init``).
 
 ``--passphrase`` (or ``CHRYSALIS_KEY_PASSPHRASE``) stores a new private key encrypted; where the
 passphrase comes from is ``chrysalis.cli.passphrase``. A key already there is never rewritten, so
@@ -8,15 +11,32 @@ passphrase comes from is ``chrysalis.cli.passphrase``. A key already there is ne
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from chrysalis.cli.passphrase import PassphraseSource
 from chrysalis.config import chrysalis_home
 from chrysalis.errors import EXIT_OK, UsageError
-from chrysalis.runtime.keys import PASSPHRASE_VAR, PRIVATE_NAME, KeyPair, init_keys, is_encrypted, keys_dir
+from chrysalis.runtime.keys import (
+    APPROVAL,
+    PASSPHRASE_VAR,
+    PRIVATE_NAME,
+    RECORDS,
+    KeyPair,
+    KeyRole,
+    fingerprint,
+    init_keys,
+    is_encrypted,
+    keys_dir,
+    load_public,
+)
 
-__all__ = ["keys_init_command"]
+__all__ = ["keys_init_command", "keys_show_command"]
+
+_ROLES = {"approval": APPROVAL, "records": RECORDS}
+"""The pairs ``keys`` shows, by the name its JSON gives each."""
 
 
 def keys_init_command(*, json_output: bool, passphrase: bool = False, source: PassphraseSource | None = None) -> int:
@@ -73,3 +93,40 @@ def _say(pair: KeyPair) -> None:
             f"The private key is encrypted: `chrysalis approve` reads the passphrase from {PASSPHRASE_VAR}, "
             f"or asks for it in a terminal.{lost}"
         )
+
+
+def keys_show_command(*, json_output: bool) -> int:
+    """Show each key pair's fingerprint and files (``keys`` alone); nothing is made.
+
+    Raises:
+        UsageError: a public key there is damaged (the message says how to replace it).
+    """
+    home = chrysalis_home()
+    pairs = {name: _pair(home, role) for name, role in _ROLES.items()}
+    if json_output:
+        print(json.dumps(pairs))
+        return EXIT_OK
+    console = Console(highlight=False, soft_wrap=True)
+    for name, role in _ROLES.items():
+        pair = pairs[name]
+        if pair is None:
+            console.print(f"{role.label}: none yet ({role.made_by})")
+        elif pair["fingerprint"] is None:
+            console.print(f"{role.label}: {pair['private_key']}, its public half is missing ({role.made_by})")
+        else:
+            encrypted = ", private key encrypted" if pair["encrypted"] else ""
+            console.print(f"{role.label} {pair['fingerprint']}: {pair['public_key']}{encrypted}")
+    return EXIT_OK
+
+
+def _pair(home: Path, role: KeyRole) -> dict[str, Any] | None:
+    """The pair's fingerprint, files and whether its private half is encrypted; None when neither half is there."""
+    private, public = keys_dir(home) / role.private, keys_dir(home) / role.public
+    if not private.exists() and not public.exists():
+        return None
+    return {
+        "fingerprint": fingerprint(load_public(home, role=role)) if public.exists() else None,
+        "public_key": str(public) if public.exists() else None,
+        "private_key": str(private) if private.exists() else None,
+        "encrypted": is_encrypted(home, role=role) if private.exists() else None,
+    }

@@ -26,13 +26,21 @@ from chrysalis.errors import EXIT_OK, UsageError
 from chrysalis.runtime.database import database_url, open_engine, unreachable
 from chrysalis.runtime.runs import RunRecord, RunStore
 
-__all__ = ["cancel_command", "durable_run_command", "queue_command", "show_command", "submit_command", "worker_command"]
+__all__ = [
+    "cancel_command",
+    "durable_run_command",
+    "open_runs",
+    "queue_command",
+    "show_command",
+    "submit_command",
+    "worker_command",
+]
 
 _FOLLOW_POLL_S = 0.3
 
 
 @contextmanager
-def _runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
+def open_runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]]:
     """The runtime database's URL and runs; a database that cannot be reached is a clear error (exit 2)."""
     from sqlalchemy.exc import OperationalError
 
@@ -59,7 +67,7 @@ def submit_command(task: str, flags: SettingFlags, *, urgency: str, json_output:
     priority(urgency)  # a bad --urgency fails before anything is written
     settings = load_settings(flags)
     print_warnings(settings.warnings)
-    with _runs(settings) as (url, runs):
+    with open_runs(settings) as (url, runs):
         record = submit(url, runs, task, _options(flags, settings), urgency)
     print(
         json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output else record.id
@@ -85,7 +93,7 @@ def durable_run_command(task: str, flags: SettingFlags, *, json_output: bool) ->
         )
     settings = load_settings(flags)
     print_warnings(settings.warnings)
-    with _runs(settings) as (url, runs):
+    with open_runs(settings) as (url, runs):
         record = submit(url, runs, task, _options(flags, settings), "critical")
         worker = Worker(settings, concurrency=1, exit_when_idle=False, until=record.id)
         serving = threading.Thread(target=worker.serve, name="chrysalis-worker", daemon=True)
@@ -132,7 +140,7 @@ def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency:
 
 def queue_command(*, json_output: bool, watch: bool) -> int:
     """List the runs, newest first (``--watch``: a live table until Ctrl-C)."""
-    with _runs() as (_url, runs):
+    with open_runs() as (_url, runs):
         if json_output:
             print(json.dumps([record.to_json() for record in runs.all()]))
             return EXIT_OK
@@ -169,7 +177,7 @@ def _watch(runs: RunStore, console: Console) -> None:
 def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:
     """Print a run's events and result (``--follow``: until it finishes)."""
     console = Console(highlight=False, soft_wrap=True)
-    with _runs() as (_url, runs):
+    with open_runs() as (_url, runs):
         record = runs.get(run_id)
         _follow(runs, run_id, json_output=json_output, alive=lambda: follow)
         record = runs.get(run_id)
@@ -204,7 +212,7 @@ def cancel_command(run_id: str, *, json_output: bool) -> int:
     """Cancel a queued or running run."""
     from chrysalis.runtime.queue import cancel
 
-    with _runs() as (url, runs):
+    with open_runs() as (url, runs):
         record = cancel(url, runs, run_id)
     print(json.dumps({"id": record.id, "status": record.status}) if json_output else f"Cancelled run {record.id}.")
     return EXIT_OK

@@ -1,7 +1,9 @@
-"""The council (seed 003): a panel of personas that take turns on a topic, chosen by rules, not by a model.
+"""The council (seed 003): a panel of personas that take turns on a topic, and the signed records of what it said.
 
-This package is the deterministic core; the model calls that write a winner's turn (seed 003's Plan
-and Realize) and the ``chrysalis council`` command sit on top of it. Read docs/council.md.
+Who speaks is decided by rules, not by a model: personas as data, the gate and the arbiter are a
+deterministic core. What is said is kept as records, fingerprinted, chained and signed
+(``records.py``, ``clocks.py``; checked by ``provenance.py``). The model calls that write a winner's
+turn (seed 003's Plan and Realize) and the ``chrysalis council`` command sit on top. Read docs/council.md.
 
 Seed 003's names, and ours:
 
@@ -25,6 +27,9 @@ global turn budget                              ``Arbiter(turn_budget=...)``, ``
 ``weightedRandomSelect``                        seeded ``random.Random``; ``weighted_choice``
 ``SCMRouter`` (gate every agent, arbitrate)     ``Gate.candidates(...)`` then ``Arbiter.select(...)``;
                                                 the council command's loop
+``JobRecord`` (fingerprint, signature, vc)      ``records.Record``, ``records.Recorder``: SHA-384 fingerprints,
+                                                Ed25519 signatures, ``clocks.py`` vector clocks
+Verification (fingerprint, signature, order)    ``provenance.verify_records`` / ``verify_run``
 ==============================================  ===============================================================
 """
 

@@ -83,7 +83,6 @@ _FORM_ASK: dict[Form, str] = {
 _LISTING_NUMBER = re.compile(r"^\s*\d+ \| ?")
 """``  12 | `` at the start of a diff line: the prompt's numbered listing, copied into the diff."""
 _DIFF_HEADERS = ("---", "+++", "@@", "diff ", "index ", "\\")
-MAX_FAILURE_LINES = 40
 MAX_CONTEXT_LINES = 24
 MAX_NARROWINGS = 8
 """Single changes of a passing candidate tried alone (``narrowings``): each costs a test run."""
@@ -202,7 +201,7 @@ def prompt_for(
     """
     lines = original.splitlines()
     numbered = "\n".join(f"{n:>4} | {lines[n - 1]}" for n in range(suspect.start, suspect.end + 1))
-    shown = failure_digest(failure, MAX_FAILURE_LINES)
+    shown = failure_digest(failure)
     context = module_context(original, suspect)
     body = f"The rest of {suspect.path}, in short:\n{context}\n\n" if context else ""
     body += (

@@ -221,6 +221,21 @@ class RunStore(EngineStore):
         with self.engine.connect() as conn:
             return [(row.id, json.loads(row.event)) for row in conn.execute(query)]
 
+    def event_texts(self, run_id: str, *, key_prefix: str = "") -> list[tuple[int, str, str]]:
+        """The run's events as stored (position, key, JSON text), in order, those whose key starts with ``key_prefix``.
+
+        Unparsed, for a reader that must say which row is damaged rather than fail on it
+        (``chrysalis provenance verify`` on a database someone edited).
+        """
+        from sqlalchemy import select
+
+        e = self._events.c
+        query = select(e.id, e.key, e.event).where(e.run_id == run_id).order_by(e.id)
+        if key_prefix:
+            query = query.where(e.key.startswith(key_prefix, autoescape=True))
+        with self.engine.connect() as conn:
+            return [(row.id, row.key, row.event) for row in conn.execute(query)]
+
     # effects
 
     def effect_started(self, run_id: str, key: str) -> dict[str, str | None] | None:

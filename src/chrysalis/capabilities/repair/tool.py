@@ -27,7 +27,7 @@ from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.sandbox import SandboxOptions
 
 if TYPE_CHECKING:
-    from chrysalis.repair import RepairConfig
+    from chrysalis.repair import RepairConfig, RepairReport
 
 __all__ = ["RepairArgs", "has_sampling_path", "pointing_to_repair", "repair_tool"]
 
@@ -99,19 +99,7 @@ def repair_tool(
             emit=emit,
             authorise=authorise,
         )
-        report = await repairer.run(apply=True)
-        if report.success and report.winner is not None and report.refusal is not None:
-            return ToolResult.failure(
-                f"Repair found a fix the tests pass, but it was not applied: {report.refusal.reason}\n"
-                f"{report.winner.diff}"
-            )
-        if report.success and report.winner is not None:
-            return ToolResult.success(
-                f"Repaired {report.winner.suspect.path}: the tests pass with this change (applied; "
-                f"{report.samples} samples and {report.templates} templates tried, {report.passed} passed):\n"
-                f"{report.winner.diff}"
-            )
-        return ToolResult.failure(f"Repair found no fix: {report.problem}. Read the failing code and edit it yourself.")
+        return _result(await repairer.run(apply=True))
 
     return ToolSpec(
         "repair",
@@ -124,6 +112,21 @@ def repair_tool(
         writes_through_policy=True,  # its patch is judged and approved (with its diff) by ``authorise``
         fixes_failing_tests=True,  # the loop calls it itself when the final check fails or the model stalls
     )
+
+
+def _result(report: RepairReport) -> ToolResult:
+    """What the model (or the framework, ``agent/rescue.py``) reads of a repair: the applied diff, or why not."""
+    if report.success and report.winner is not None and report.refusal is not None:
+        return ToolResult.failure(
+            f"Repair found a fix the tests pass, but it was not applied: {report.refusal.reason}\n{report.winner.diff}"
+        )
+    if report.success and report.winner is not None:
+        return ToolResult.success(
+            f"Repaired {report.winner.suspect.path}: the tests pass with this change (applied; "
+            f"{report.samples} samples and {report.templates} templates tried, {report.passed} passed):\n"
+            f"{report.winner.diff}"
+        )
+    return ToolResult.failure(f"Repair found no fix: {report.problem}. Read the failing code and edit it yourself.")
 
 
 def _config(settings: Settings, command: str, hint: str | None) -> RepairConfig:

@@ -25,7 +25,11 @@ from chrysalis.cli.options import (
 
 __all__ = ["keys_app", "register"]
 
-keys_app = typer.Typer(help="The Ed25519 key pair that signs approvals.", add_completion=False)
+keys_app = typer.Typer(
+    help="The Ed25519 key pairs: the one that signs approvals, and the one that signs council records.",
+    add_completion=False,
+    invoke_without_command=True,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -140,6 +144,16 @@ def cancel(
     from chrysalis.cli.queue_cmd import cancel_command
 
     raise typer.Exit(guarded(lambda: cancel_command(run_id, json_output=json_output)))
+
+
+@keys_app.callback()
+def keys(ctx: typer.Context, json_output: JsonObjectOpt = False) -> None:
+    """Show the approval and council records key pairs: fingerprint and files (nothing is made)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from chrysalis.cli.keys_cmd import keys_show_command
+
+    raise typer.Exit(guarded(lambda: keys_show_command(json_output=json_output)))
 
 
 @keys_app.command("init")
