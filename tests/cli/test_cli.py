@@ -135,6 +135,8 @@ def test_refused_run_exits_3(workspace: Path) -> None:
 
 
 def test_an_answer_over_failing_tests_exits_1_and_says_why(workspace: Path) -> None:
+    (workspace / ".chrysalis").mkdir()  # no repair: the framework would run it itself (tests/repair/test_rescue.py)
+    (workspace / ".chrysalis" / "config.toml").write_text('[permissions]\ndeny = ["repair"]\n')
     script = [
         _tool_call("edit_file", {"path": "calc.py", "old_text": "a + b", "new_text": "a * b"}),
         _tool_call("shell", {"command": "python -m pytest -q -p no:cacheprovider"}),

@@ -25,6 +25,7 @@ from typing import Literal
 from chrysalis.agent.guards import RunGuards
 from chrysalis.agent.toolset import GatedTools
 from chrysalis.agent.verify import FinalCheck
+from chrysalis.errors import ChrysalisError, PolicyDenied
 from chrysalis.events import Event, FrameworkCall
 from chrysalis.tools.base import ToolSpec
 
@@ -72,7 +73,12 @@ class Rescue:
         self.tried = True
         call_id = f"framework-{trigger}"
         self._emit(FrameworkCall(run_id=self._run_id, tool=spec.name, call_id=call_id, trigger=trigger, reason=reason))
-        outcome = await self._tools.call(spec.name, {}, call_id)
+        try:
+            outcome = await self._tools.call(spec.name, {}, call_id)
+        except PolicyDenied:
+            raise  # the run's last refusal: it ends the run, as a model's call would
+        except ChrysalisError:  # the tool's own model failed (a server error): the model goes on as before
+            return None
         await self._check.run(guards)
         if self._check.verdict.verified is not True:
             return None

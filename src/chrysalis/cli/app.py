@@ -52,6 +52,7 @@ evolve.register(app)  # compile, evolve
 setup.register(app)  # doctor, trust
 runtime.register(app)  # approvals, approve, submit, worker, queue, show, cancel
 serve.register(app)  # serve, ui
+council.register(app)  # council
 app.add_typer(setup.config_app, name="config")
 app.add_typer(setup.daemon_app, name="daemon")
 app.add_typer(runtime.keys_app, name="keys")
@@ -116,4 +117,6 @@ def main(argv: list[str] | None = None) -> None:
     if command is not None:  # `approve ID`, `approvals`: typer would build every command first (chrysalis.cli.direct)
         invocation.debug = _debug_from_env()
         raise SystemExit(guarded(command))
-    app(args=list(invocation.argv), prog_name="chrysalis")
+    from chrysalis.cli.argv import with_optional_values
+
+    app(args=with_optional_values(list(invocation.argv)), prog_name="chrysalis")

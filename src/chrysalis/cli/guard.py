@@ -64,11 +64,26 @@ def guarded(action: Callable[[], int | None], *, json_output: bool = False) -> i
         if not json_output:
             _print_error("Interrupted.")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `chrysalis show RUN | head`: the reader has what it wanted; not a bug
+        _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         error = report_bug(exc, chrysalis_home(), doing="running this command")
         _print_error(str(error))
         _print_traceback(error)
         return error.exit_code
+
+
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE, what a shell reports for a program its pipe's reader stopped reading."""
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit does not fail again on the closed pipe."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _print_traceback(error: BaseException) -> None:

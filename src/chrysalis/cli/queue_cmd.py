@@ -241,4 +241,21 @@ def _line(event: dict[str, Any]) -> str:
         return f"done: {event.get('output') or ''}"
     if kind == "error":
         return f"error: {event.get('message', '')}"
+    if kind == "council_record" and isinstance(event.get("record"), dict):
+        return _council_line(event["record"])
+    return str(kind)
+
+
+def _council_line(record: dict[str, Any]) -> str:
+    """A council's signed record as its line: the gate's answer, the arbiter's pick, a turn, the end."""
+    kind, persona, data = record.get("type"), record.get("persona"), record.get("data") or {}
+    if kind == "council_gate":
+        wants = "wants to speak" if data.get("should_speak") else "waits"
+        return f"  {persona} {wants}: {data.get('reason', '')}"
+    if kind == "council_arbiter":
+        return f"round {data.get('round')}: floor to {', '.join(data.get('winners') or []) or 'nobody'}"
+    if kind == "council_turn":
+        return f"{persona}: {data.get('text', '')}"
+    if kind == "council_end":
+        return f"council ended after {data.get('turns')} turns" + (f": {data['error']}" if data.get("error") else "")
     return str(kind)

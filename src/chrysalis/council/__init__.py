@@ -2,8 +2,9 @@
 
 Who speaks is decided by rules, not by a model: personas as data, the gate and the arbiter are a
 deterministic core. What is said is kept as records, fingerprinted, chained and signed
-(``records.py``, ``clocks.py``; checked by ``provenance.py``). The model calls that write a winner's
-turn (seed 003's Plan and Realize) and the ``chrysalis council`` command sit on top. Read docs/council.md.
+(``records.py``, ``clocks.py``; checked by ``provenance.py``). ``Meeting`` holds a council round by
+round, with the model behind one callable, so the ``chrysalis council`` command gives it a model and a
+database and tests give it a script. Read docs/council.md.
 
 Seed 003's names, and ours:
 
@@ -25,8 +26,10 @@ turn history (``recordTurn``)                   ``Turn(persona, text, round)``, 
 global turn budget                              ``Arbiter(turn_budget=...)``, ``Arbiter.turns_left``
 ``OpenerSelector``, ``IdiomRegistry``,          ``Voice``, ``OPENERS``, ``IDIOMS`` (``openers.py``): drawn from a
 ``weightedRandomSelect``                        seeded ``random.Random``; ``weighted_choice``
-``SCMRouter`` (gate every agent, arbitrate)     ``Gate.candidates(...)`` then ``Arbiter.select(...)``;
-                                                the council command's loop
+``SCMRouter`` (gate every agent, arbitrate)     ``Meeting`` (``meeting.py``): each round the gate for every
+                                                persona, ``Arbiter.select``, then the winners' turns
+Routines B and C: Plan, Realize                 ``turns.plan`` (the prompt), ``turns.realize`` (brevity, one
+                                                question, opener and idiom, copied sentences dropped)
 ``JobRecord`` (fingerprint, signature, vc)      ``records.Record``, ``records.Recorder``: SHA-384 fingerprints,
                                                 Ed25519 signatures, ``clocks.py`` vector clocks
 Verification (fingerprint, signature, order)    ``provenance.verify_records`` / ``verify_run``
@@ -35,6 +38,7 @@ Verification (fingerprint, signature, order)    ``provenance.verify_records`` / 
 
 from chrysalis.council.arbiter import DEFAULT_MAX_SPEAKERS, DIVERSITY_WEIGHT, Arbiter, Candidate, Selection
 from chrysalis.council.gate import DEFAULT_COOLDOWN, REPAIR_WORDS, Gate, GateResult, GateRule, Turn, gate
+from chrysalis.council.meeting import DEFAULT_TURNS, CouncilEnd, Meeting, Speak
 from chrysalis.council.openers import IDIOMS, OPENERS, Phrase, Voice, weighted_choice
 from chrysalis.council.personas import (
     InitiativeMode,
@@ -50,19 +54,23 @@ from chrysalis.council.personas import (
 __all__ = [
     "DEFAULT_COOLDOWN",
     "DEFAULT_MAX_SPEAKERS",
+    "DEFAULT_TURNS",
     "DIVERSITY_WEIGHT",
     "IDIOMS",
     "OPENERS",
     "REPAIR_WORDS",
     "Arbiter",
     "Candidate",
+    "CouncilEnd",
     "Gate",
     "GateResult",
     "GateRule",
     "InitiativeMode",
+    "Meeting",
     "Persona",
     "Phrase",
     "Selection",
+    "Speak",
     "Turn",
     "Voice",
     "builtin_personas",
