@@ -150,9 +150,19 @@ def run_repair(
         forms=parse_forms(forms) if forms else FORMS,
         time_limit=time_limit,
     )
-    report = asyncio.run(Repairer(workspace, sampler, config, options=SandboxOptions.from_settings(settings)).run())
+    rounds: list[Any] = []
+    repairer = Repairer(
+        workspace, sampler, config, options=SandboxOptions.from_settings(settings), emit=_rounds_into(rounds)
+    )
+    report = asyncio.run(repairer.run())
     suspects = [f"{x.path}:{x.function}:{x.start}-{x.end}" for x in report.localisation.suspects[:3]]
+    unusable_by: dict[str, int] = {}
+    for round_ in rounds:
+        for reason, count in round_.unusable_by.items():
+            unusable_by[reason] = unusable_by.get(reason, 0) + count
     return {
+        "unusable": sum(round_.unusable for round_ in rounds),
+        "unusable_by": unusable_by,
         "said_done": report.success,
         "samples": report.samples,
         "templates": report.templates,
@@ -165,6 +175,13 @@ def run_repair(
         "localisation": report.localisation.method,
         "suspects": suspects,
     }
+
+
+def _rounds_into(rounds: list[Any]) -> Callable[[Any], None]:
+    """An ``emit`` that keeps repair's ``repair_round`` events (their discarded samples, by reason)."""
+    from chrysalis.events import RepairRound
+
+    return lambda event: rounds.append(event) if isinstance(event, RepairRound) else None
 
 
 def _rank(report: Any, bug: Bug) -> int | None:
@@ -267,6 +284,7 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
             "mean_seconds": round(sum(row["seconds"] for row in mine) / n, 1),
             "max_seconds": max(row["seconds"] for row in mine),
             "mean_samples": round(sum(samples) / len(samples), 1) if samples else None,
+            "unusable_pct": _unusable_pct(mine),
             "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
             "commits": sorted({row["commit"] for row in mine}),
         }
@@ -277,18 +295,25 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
     return summary
 
 
+def _unusable_pct(rows: list[dict[str, Any]]) -> float | None:
+    """The share of the model's samples discarded before testing (issue 33: under 20 %); None with no samples."""
+    drawn = sum(row["samples"] or 0 for row in rows if "unusable" in row)
+    return round(100 * sum(row["unusable"] for row in rows if "unusable" in row) / drawn, 1) if drawn else None
+
+
 def print_table(summary: dict[str, dict[str, Any]]) -> None:
     print(
         f"{'config':<10} {'bugs':>4} {'fixed':>6} {'%':>6} {'overfit':>7} {'clean':>6} {'exact':>6} {'done!':>6} "
-        f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'tokens':>7} {'×loop':>6}"
+        f"{'s/bug':>6} {'max s':>6} {'samples':>8} {'unusable':>8} {'tokens':>7} {'×loop':>6}"
     )
     for config, row in summary.items():
         samples = "-" if row["mean_samples"] is None else f"{row['mean_samples']:.1f}"
+        unusable = "-" if row.get("unusable_pct") is None else f"{row['unusable_pct']:.0f}%"
         print(
             f"{config:<10} {row['bugs']:>4} {row['fixed']:>6} {row['fixed_pct']:>6.1f} {row['overfit']:>7} "
             f"{row['clean']:>6} {row['exact']:>6} {row['said_done_failing']:>6} {row['mean_seconds']:>6.1f} "
             f"{row['max_seconds']:>6.1f} "
-            f"{samples:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}"
+            f"{samples:>8} {unusable:>8} {row['mean_tokens']:>7} {row.get('times_loop', '-'):>6}"
         )
     print("done! = claimed success while the tests still failed")
     commits = {config: row["commits"] for config, row in summary.items()}
