@@ -16,7 +16,7 @@ import pytest
 
 from chrysalis.cli.app import main
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
-from tests.helpers import chrysalis, git, scripted
+from tests.helpers import chrysalis, git, interrupted_run, scripted
 
 PANEL = ["ada", "lea", "phil", "david"]
 """The built-in panel, in its order; with this topic and these replies only Ada and Phil want to speak."""
@@ -45,7 +45,7 @@ def shaped(n: int) -> str:
 class Model:
     """The scripted model: request n (from 1) gets ``reply(n)``, or from request ``fail_at`` on an HTTP 500."""
 
-    def __init__(self, fail_at: int | None = None, replies: Sequence[str] = ()) -> None:
+    def __init__(self, fail_at: int | None = None, replies: Sequence[ScriptedReply | str] = ()) -> None:
         self.calls = 0
         self.fail_at = fail_at
         self.replies = replies
@@ -150,6 +150,8 @@ def test_json_prints_each_round_gates_arbiter_and_the_winners_turns_with_the_mod
         for table in (arbiter["scores"], arbiter["bonus"]):
             assert sorted(table) == sorted(PANEL) and all(map(is_number, table.values())), arbiter
         assert arbiter["winners"], arbiter  # Ada and Phil always want to speak: no round passes in silence
+        best_first = [arbiter["scores"][name] for name in arbiter["winners"]]
+        assert best_first == sorted(best_first, reverse=True), arbiter
         assert [turn["persona"] for turn in turns] == arbiter["winners"], (arbiter, turns)
     said = [event for event in events if event["type"] == "council_turn"]
     assert len(said) == 3 and len(server.requests) == 3
@@ -358,9 +360,8 @@ def test_a_model_failure_after_the_first_turn_exits_1_in_one_line_and_keeps_the_
     assert isinstance(end.get("error"), str) and "500" in end["error"], end
     (turn,) = [event for event in events if event["type"] == "council_turn"]
     assert shaped(1) in turn["text"]
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, f"not one line on stderr:\n{err}"
-    assert "council stopped" in err and "500" in err, err
+    assert "Traceback" not in err and "council stopped" in err and "500" in err, err
+    stderr = err
 
     run = end["run_id"]
     code, out, err = cli(capsys, "provenance", "verify", run, "--json")
@@ -372,6 +373,7 @@ def test_a_model_failure_after_the_first_turn_exits_1_in_one_line_and_keeps_the_
     assert code == 0, out + err
     assert f"{turn['persona']}: {turn['text']}" in out.splitlines(), out
     assert f"run {run}: failed" in out, out
+    assert len(stderr.strip().splitlines()) == 1, f"not one line on stderr:\n{stderr}"  # last: the record is kept
 
 
 def test_a_model_nobody_answers_exits_1_with_no_turns_and_a_verifiable_record(
@@ -387,6 +389,26 @@ def test_a_model_nobody_answers_exits_1_with_no_turns_and_a_verifiable_record(
     assert code == 0 and json.loads(out)["ok"] is True, out + err
     code, out, err = cli(capsys, "show", run, "--json")
     assert code == 0 and json.loads(out.splitlines()[-1])["status"] == "failed", out + err
+
+
+def test_ctrl_c_during_a_turn_exits_130_ends_the_council_as_interrupted_and_keeps_the_turns(
+    workspace: Path, chrysalis_home: Path
+) -> None:
+    script = Model(replies=[reply(1), ScriptedReply(text=reply(2), held=True)])  # phil's turn stays in flight
+    with ScriptedOpenAIServer(script) as server:
+        args = ["council", TOPIC, *scripted(server.base_url, "m"), "--workspace", str(workspace), "--json"]
+        reached, done = interrupted_run(args, server, after_requests=2, home=chrysalis_home)
+    assert reached, done.stdout + done.stderr
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    events = json_lines(done.stdout)
+    end = events[-1]
+    assert end["type"] == "council_end" and end["turns"] == 1 and end["error"] == "interrupted", end
+    run = end["run_id"]
+    verified = chrysalis("provenance", "verify", run, "--json")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout) == {"run_id": run, "ok": True, "verified": len(events), "first_bad": None}
+    shown = chrysalis("show", run, "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout.splitlines()[-1])["status"] == "cancelled", shown.stdout
 
 
 # -- The run afterwards -----------------------------------------------------------------------------
@@ -431,7 +453,7 @@ def test_show_prints_a_turn_with_brackets_as_the_council_said_it(
     capsys: pytest.CaptureFixture[str], workspace: Path
 ) -> None:
     """A review quotes code: ``list[int]``, ``[/]`` are text to ``show``, not Rich markup to apply or choke on."""
-    replies = ["Type the tokens as list[int] in parse().", "Keep the [bold] and [/] escapes in lexer.py."]
+    replies = ["Type the tokens as list[int] in parse().", "Close the span with [/] in lexer.py."]
     with ScriptedOpenAIServer(Model(replies=replies)) as server:
         code, out, err = council(capsys, server, workspace, TOPIC, "--turns", "2", "--json")
     assert code == 0, out + err

@@ -94,11 +94,7 @@ def _context(workspace: Path, diff: str | None, files: Sequence[Path]) -> str:
     """The change under review: ``git diff REF`` and each file's text, cut to ``CONTEXT_TOKENS``."""
     parts: list[str] = []
     if diff is not None:
-        done = subprocess.run(["git", "diff", diff, "--"], cwd=workspace, capture_output=True, text=True)
-        if done.returncode != 0:
-            why = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-            raise UsageError(f"--diff {diff}: git cannot diff against it in {workspace} ({why}).")
-        parts.append(f"git diff {diff}:\n{done.stdout.strip() or '(no changes)'}")
+        parts.append(_git_diff(workspace, diff))
     for path in files:
         full = path if path.is_absolute() else workspace / path
         try:
@@ -110,6 +106,21 @@ def _context(workspace: Path, diff: str | None, files: Sequence[Path]) -> str:
     if len(text) > limit:
         text = text[:limit] + f"\n[... {len(text) - limit} more characters cut to fit the model's window]"
     return text
+
+
+def _git_diff(workspace: Path, ref: str) -> str:
+    """``git diff REF`` of the workspace (tracked files; new files need ``git add`` first), for the prompt."""
+    if ref.startswith("-"):  # `--diff=--output=x` must not become an option of git's
+        raise UsageError(f"--diff {ref}: a REF is a commit, branch or tag, and cannot start with '-'.")
+    inside = subprocess.run(["git", "rev-parse", "--git-dir"], cwd=workspace, capture_output=True, text=True)
+    if inside.returncode != 0:
+        raise UsageError(f"--diff {ref}: {workspace} is not a git repository, so there is no change to diff.")
+    done = subprocess.run(["git", "diff", ref, "--"], cwd=workspace, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        why = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[0] if lines else "")
+        raise UsageError(f"--diff {ref}: git cannot diff against it in {workspace} ({why or 'git failed'}).")
+    return f"git diff {ref}:\n{done.stdout.strip() or '(no changes)'}"
 
 
 async def _hold(
@@ -130,7 +141,8 @@ async def _hold(
     run_id = uuid.uuid4().hex[:12]
     show = _json_line if json_output else _Screen().show
     with open_runs(settings) as (_url, runs), Stores.open(settings.home) as stores:
-        runs.add(run_id, topic, "normal", {"council": [p.name for p in panel], "turns": turns})
+        options = {"council": [p.name for p in panel], "turns": turns, "workspace": str(settings.workspace)}
+        runs.add(run_id, topic, "normal", options)
         runs.set_status(run_id, "running")
         recorder = Recorder.for_run(runs, run_id, records_key(settings.home))
 
@@ -150,7 +162,7 @@ async def _hold(
         result = {"output": "\n".join(f"{t.persona}: {t.text}" for t in end.turns)}
         runs.set_status(run_id, "failed" if end.error else "done", result=result, error=end.error)
     if end.error:
-        Console(stderr=True, highlight=False).print(Text(f"✘ council stopped: {end.error}", "red"))
+        Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"✘ council stopped: {end.error}", "red"))
     return EXIT_FAILED if end.error else EXIT_OK
 
 

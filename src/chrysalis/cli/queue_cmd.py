@@ -186,7 +186,7 @@ def show_command(run_id: str, *, json_output: bool, follow: bool) -> int:
     else:
         console.print(f"run {record.id}: {record.status}" + (f" ({record.error})" if record.error else ""))
         if record.result and record.result.get("output"):
-            console.print(str(record.result["output"]))
+            console.print(str(record.result["output"]), markup=False)
     return EXIT_OK
 
 
@@ -200,7 +200,7 @@ def _follow(runs: RunStore, run_id: str, *, json_output: bool, alive: Callable[[
             if json_output:
                 print(json.dumps(event), flush=True)
             else:
-                console.print(_line(event))
+                console.print(_line(event), markup=False)
         if runs.get(run_id).finished or not alive():
             if runs.events(run_id, after=seen):
                 continue  # the last events came with the end

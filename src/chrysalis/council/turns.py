@@ -77,7 +77,7 @@ def realize(reply: str, *, opener: str | None = None, idiom: str | None = None, 
     out: small models copy the transcript or their instructions, and a copied turn would also
     "mention" whoever it names to the gate.
     """
-    text = _MARKUP.sub("", reply.replace("```", " ")).strip()
+    text = _MARKUP.sub("", reply.replace("```", " ").replace("**", "").replace("__", "")).strip()
     text = _LABEL.sub("", " ".join(text.split()))
     heard = [_plain(echo) for echo in echoes]
     sentences = [s for s in _SENTENCE.split(text) if s and not _echoed(s, heard)]
@@ -94,4 +94,9 @@ def realize(reply: str, *, opener: str | None = None, idiom: str | None = None, 
     text = " ".join(kept)
     if len(text) > MAX_CHARS:
         text = text[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return " ".join(part for part in (opener, text, idiom) if part)
+    parts: list[str] = []
+    for part in (opener, text, idiom):  # an opener or idiom that asks counts toward the one question
+        if part and not (part is not text and part.rstrip().endswith("?") and asked):
+            parts.append(part)
+            asked = asked or part.rstrip().endswith("?")
+    return " ".join(parts)
