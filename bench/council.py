@@ -7,8 +7,9 @@ naming a persona as ``@lea`` or ``Lea,``, some holding trigger or repair words),
 
 - **gate**: ``Gate`` for each built-in persona (4), reading back its window of the growing history;
 - **arbitration**: ``Arbiter.select`` on their bids (``max_speakers`` 2, no turn budget);
-- **record**: the round appended to an in-memory list and the winners' turns to the history. This is
-  a stand-in for recording the round: the signed provenance record is built elsewhere and not timed here;
+- **record**: the round's records as the council keeps them: each persona's gate answer and the
+  arbiter's pick, each fingerprinted (SHA-384), chained and signed (Ed25519) by ``Recorder``, which
+  is what ``chrysalis council`` does before writing them to the database (the write is not timed);
 - **routing**: the three together, timed around the whole.
 
 The winners' turns are drawn from the same vocabulary (a model would write them). Times are per message,
@@ -31,7 +32,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from chrysalis.council import Arbiter, Gate, Turn, builtin_personas
+from chrysalis.council.records import Recorder
 from egress import provenance
 
 RESULTS = Path(__file__).resolve().parent / "results" / "council.json"
@@ -74,7 +78,7 @@ def measure(messages: int, seed: int) -> dict[str, Any]:
     personas = builtin_personas()
     gate, arbiter = Gate(), Arbiter(max_speakers=2)
     history: list[Turn] = []
-    records: list[dict[str, Any]] = []
+    recorder = Recorder("bench", Ed25519PrivateKey.generate())
     wall: dict[str, list[int]] = {stage: [] for stage in TARGETS_MS}
     cpu: dict[str, list[int]] = {stage: [] for stage in TARGETS_MS}
     spoken = 0
@@ -86,7 +90,11 @@ def measure(messages: int, seed: int) -> dict[str, Any]:
         marks.append(_now())
         selection = arbiter.select(cands)
         marks.append(_now())
-        records.append({"round": round_, "winners": selection.winners, "scores": selection.scores})
+        for bid in cands:
+            answer = {"should_speak": bid.should_speak, "confidence": bid.confidence}
+            recorder.append("council_gate", bid.persona, answer)
+        picked = {"round": round_, "winners": list(selection.winners), "scores": dict(selection.scores)}
+        recorder.append("council_arbiter", None, picked)
         history.extend(Turn(name, text, round_) for name, text in zip(selection.winners, replies, strict=False))
         marks.append(_now())
         for clock, times in enumerate((wall, cpu)):
