@@ -22,24 +22,27 @@ TASK = "fix the bug so the tests pass"
 
 
 class Model:
-    """The agent's turns come from ``turn``; repair's samples (requests without tools) all get the right line."""
+    """The agent's turns come from ``turn``; repair's samples (requests without tools) get ``sample``."""
 
-    def __init__(self, turn: Any) -> None:
+    def __init__(self, turn: Any, sample: ScriptedReply | str = RIGHT) -> None:
         self.turn = turn
+        self.sample = sample
         self.turns = 0
 
     def __call__(self, body: dict[str, Any]) -> ScriptedReply | str:
         if not body.get("tools"):
-            return RIGHT
+            return self.sample
         self.turns += 1
         reply: ScriptedReply | str = self.turn(self.turns)
         return reply
 
 
-def run(project: Path, turn: Any, *, level: int = 3, mode: str = "code") -> tuple[RunResult | None, list[Event]]:
+def run(
+    project: Path, turn: Any, *, level: int = 3, mode: str = "code", sample: ScriptedReply | str = RIGHT
+) -> tuple[RunResult | None, list[Event]]:
     """One run of TASK on the scripted model; the result, or None when it stopped without one."""
     events: list[Event] = []
-    with ScriptedOpenAIServer(Model(turn)) as server:
+    with ScriptedOpenAIServer(Model(turn, sample)) as server:
         settings = load_settings(
             {"workspace": project, "model": "m", "base_url": server.base_url, "level": level, "mode": mode, "yes": True}
         )
@@ -98,4 +101,13 @@ def test_the_framework_calls_repair_once_and_never_when_the_model_did(project: P
 def test_no_framework_repair_where_the_policy_lets_nothing_be_written(project: Path, level: int, mode: str) -> None:
     _, events = run(project, lambda _turn: "Done.", level=level, mode=mode)
     assert framework_calls(events) == []
+    assert (project / "stats.py").read_text() == STATS
+
+
+def test_when_repairs_own_model_fails_the_run_goes_on_as_before(project: Path) -> None:
+    replies = iter(["Done.", "Done.", "Done.", "Done."])
+    result, events = run(project, lambda _turn: next(replies), sample=ScriptedReply.error(500, "sampling broke"))
+    (called,) = framework_calls(events)
+    assert called.trigger == "failed_check"
+    assert result is not None and result.verified is False  # the model had its answers sent back, then it stood
     assert (project / "stats.py").read_text() == STATS
