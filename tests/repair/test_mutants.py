@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from chrysalis.llm.sampling import Sampler
 from chrysalis.llm.testing import ScriptedChatBackend
 from chrysalis.repair.candidates import Candidate, CandidateSource
-from chrysalis.repair.engine import _next_templates
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.mutants import Mutant, mutants
+from chrysalis.repair.rounds import next_templates
 
 SEARCH = '''def last_below(xs, limit):
     """The index of the last item below ``limit``, or -1."""
@@ -109,8 +109,8 @@ def test_repair_tries_variable_swaps_only_from_its_second_round(tmp_path: Path) 
     source = CandidateSource(Sampler(ScriptedChatBackend([]), max_tokens=10), tmp_path, "")
     suspect = Suspect("search.py", "last_below", 1, 7, 1.0, (5,), (5, 6))
     started: dict[tuple[Suspect, bool], Iterator[Candidate]] = {}
-    first = _next_templates(source, [suspect], started, 500, 0, variables=False)
-    later = _next_templates(source, [suspect], started, 500, len(first), variables=True)
+    first = next_templates(source, [suspect], started, 500, 0, variables=False)
+    later = next_templates(source, [suspect], started, 500, len(first), variables=True)
     assert first and all(c.form == "template" and "`found` →" not in c.reply for c in first)
     assert later and all(c.reply.startswith("`") for c in later) and any("→ `limit`" in c.reply for c in later)
     assert [c.index for c in [*first, *later]] == list(range(len(first) + len(later)))

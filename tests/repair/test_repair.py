@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.events import Event, RepairEnd, RepairRound
+from chrysalis.llm.backend import ChatMessage, Completion
 from chrysalis.llm.sampling import Sampler
 from chrysalis.llm.testing import ScriptedChatBackend
 from chrysalis.repair import RepairConfig, Repairer, engine
@@ -279,6 +280,41 @@ def test_no_sample_is_drawn_that_would_end_after_the_time_limit(project: Path, m
     monkeypatch.setattr("chrysalis.repair.candidates.time", SlowClock())
     report = asyncio.run(repairer(project, [WRONG] * 8, [], samples=4, time_limit=600.0).run())
     assert report.samples == 1 and report.problem == "no candidate passed the tests (1 drawn before the time limit)"
+
+
+def test_a_sample_in_flight_when_the_time_limit_runs_out_is_stopped(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Clock:
+        """The engine's clock: the repair starts at 0, and from then on 50 ms of its 600 s are left."""
+
+        calls = 0
+
+        def perf_counter(self) -> float:
+            self.calls += 1
+            return 0.0 if self.calls == 1 else 599.95
+
+    class Stuck(ScriptedChatBackend):
+        """A model that never answers: only the time limit ends its sample."""
+
+        stopped = False
+
+        async def complete(self, messages: list[ChatMessage], **_options: object) -> Completion:
+            try:  # never set: without the time limit's stop this fails after 60 s instead of hanging the suite
+                await asyncio.wait_for(asyncio.Event().wait(), 60)
+            except asyncio.CancelledError:
+                self.stopped = True
+                raise
+            raise AssertionError("the time limit did not stop the sample in flight")
+
+    monkeypatch.setattr("chrysalis.repair.engine.time", Clock())
+    backend = Stuck([], supports_json_schema=True)
+    config = RepairConfig(
+        PYTEST, samples=2, max_samples=8, voting=VotingConfig(n=1, k=2), suspects=1, templates=0, time_limit=600.0
+    )
+    report = asyncio.run(Repairer(project, Sampler(backend, max_tokens=300), config).run())
+    assert backend.stopped
+    assert report.samples == 0 and report.problem == "no candidate passed the tests (0 drawn before the time limit)"
 
 
 def test_no_test_run_starts_once_the_time_limit_is_spent(project: Path) -> None:

@@ -19,11 +19,10 @@ and the caller's ``authorise`` allows the write.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from chrysalis.events import Event, RepairEnd, RepairRound
@@ -31,8 +30,8 @@ from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
 from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
-from chrysalis.repair.failures import failure_digest
 from chrysalis.repair.localise import Localisation, Suspect, hinted_first, localise
+from chrysalis.repair.rounds import feedback, next_templates
 from chrysalis.repair.slots import Slots
 from chrysalis.repair.testrun import TestRun, WorkspaceCopy, run_tests
 from chrysalis.repair.unusable import discard_reason
@@ -49,8 +48,6 @@ MIN_TEST_SECONDS = 5.0
 """The shortest timeout of a candidate's test run: past the time limit, or however fast the buggy code's run was."""
 SLOWER_THAN_BUGGY = 10.0
 """A candidate's test run may take this many times the buggy code's (localisation's): an endless loop costs seconds."""
-FEEDBACK_CANDIDATES = 2
-FEEDBACK_LINES = 8
 
 
 @dataclass(frozen=True)
@@ -189,7 +186,7 @@ class Repairer:
         for round_no in range(cfg.rounds):
             quota = min(cfg.samples * 2**round_no, cfg.max_samples - drawn)  # samples this round
             suspects = located.suspects[: cfg.suspects + round_no]
-            batch = _next_templates(source, suspects, templates, cfg.templates, made, variables=round_no > 0)
+            batch = next_templates(source, suspects, templates, cfg.templates, made, variables=round_no > 0)
             if (quota <= 0 and not batch) or self._spent(time.perf_counter(), cost) is not None:
                 break
             rounds += 1
@@ -198,14 +195,11 @@ class Repairer:
             made += len(batch)
             tasks = self._schedule_all(batch, originals, tests, located.run.failed, round_flags)
             for j in range(quota):
-                stopped = self._spent(time.perf_counter() + slowest, cost)  # would this sample end in time?
-                if stopped is not None:
-                    break
                 suspect = suspects[(j // SAME_SUSPECT_RUN) % len(suspects)]
-                candidate = await source.draw(suspect, made, hint=hint)
-                drawn += 1
-                made += 1
-                round_drawn += 1
+                candidate, stopped = await self._next_sample(source, suspect, made, hint, slowest, cost)
+                if candidate is None:
+                    break
+                drawn, made, round_drawn = drawn + 1, made + 1, round_drawn + 1
                 tokens += candidate.tokens
                 cost += candidate.cost
                 slowest = max(slowest, candidate.seconds)
@@ -240,7 +234,7 @@ class Repairer:
             )
             if passing:
                 break
-            hint = _feedback(failing)
+            hint = feedback(failing)
         if not passing:
             limit = self._spent(time.perf_counter(), cost) or stopped
             spent = f" before the {limit}" if limit else ""
@@ -287,6 +281,26 @@ class Repairer:
         )
         changed = not applied and refusal is None
         return applied, refusal, f"{winner.suspect.path} changed while repair ran; not applied" if changed else None
+
+    async def _next_sample(
+        self, source: CandidateSource, suspect: Suspect, index: int, hint: str, slowest: float, cost: float
+    ) -> tuple[Candidate | None, str | None]:
+        """The next sample, or None and the limit that stops the drawing (``"time limit"``, ``"budget"``).
+
+        No sample starts that would end past the limit at the slowest pace so far, and one in flight
+        when the limit runs out is stopped (the model stops at its next token): under load, or when the
+        model writes up to its token cap, one sample can take minutes, and waiting for it would run the
+        repair that far past its limit.
+        """
+        stopped = self._spent(time.perf_counter() + slowest, cost)
+        if stopped is not None:
+            return None, stopped
+        left = self._deadline - time.perf_counter()
+        try:
+            timeout = None if left == float("inf") else max(left, 0.0)
+            return await asyncio.wait_for(source.draw(suspect, index, hint=hint), timeout=timeout), None
+        except TimeoutError:
+            return None, "time limit"
 
     def _spent(self, now: float, cost: float) -> str | None:
         """Which limit has run out (``"time limit"``, ``"budget"``), or None: then no more candidates are drawn."""
@@ -469,40 +483,3 @@ class Repairer:
             )
         )
         return report
-
-
-def _next_templates(
-    source: CandidateSource,
-    suspects: Sequence[Suspect],
-    started: dict[tuple[Suspect, bool], Iterator[Candidate]],
-    quota: int,
-    index: int,
-    *,
-    variables: bool,
-) -> list[Candidate]:
-    """Up to ``quota`` template candidates not yet tried, the first suspect's first (each suspect's carry on).
-
-    The variable swaps join (after each suspect's other edits) only with ``variables``: from the second round.
-    """
-    batch: list[Candidate] = []
-    for suspect in suspects:
-        for kind in (False, True) if variables else (False,):
-            if (suspect, kind) not in started:
-                started[suspect, kind] = source.templates(suspect, variables=kind)
-            batch += itertools.islice(started[suspect, kind], quota - len(batch))
-    return [replace(candidate, index=index + i) for i, candidate in enumerate(batch)]
-
-
-def _feedback(failing: list[tuple[Candidate, TestRun]]) -> str:
-    """The closest failures (fewest failing tests), for the next round's prompt: conversational repair."""
-    closest = sorted(failing, key=lambda item: (len(item[1].failed) or 99, item[0].changed_lines))
-    parts: list[str] = []
-    seen: set[str] = set()
-    for candidate, run in closest:
-        if candidate.diff in seen or len(parts) == FEEDBACK_CANDIDATES:
-            continue
-        seen.add(candidate.diff)
-        change = "\n".join(line for line in candidate.diff.splitlines()[2:] if line[:1] in "+-")
-        tail = failure_digest(run.output, FEEDBACK_LINES)
-        parts.append(f"This change was tried and the tests still fail:\n{change}\n{tail}")
-    return "\n\n".join(parts)
