@@ -24,8 +24,9 @@ import pytest
 from chrysalis.config import load_settings
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
 from chrysalis.runtime.database import database_url, open_engine
+from chrysalis.runtime.queue import WORKFLOW, client, enqueue_once
 from chrysalis.runtime.runs import RunRecord, RunStore
-from chrysalis.runtime.schedules import POLL_S
+from chrysalis.runtime.schedules import POLL_S, run_id
 from tests.helpers import assert_clean_error, chrysalis
 from tests.runtime.queue_helpers import finish, folder_without_tests, spawn
 
@@ -50,18 +51,12 @@ def _listed() -> list[dict[str, object]]:
 # The command line
 
 
-@pytest.mark.parametrize("cron", ["*/2 * * * * *", "0 9 * * 1-5", "30 8 1 jan mon", "0,30 * * * *"])
-def test_five_and_six_field_crons_are_stored_as_given(cron: str, tmp_path: Path) -> None:
-    schedule_id = _add(cron, "run the tests", "--workspace", str(tmp_path), "--urgency", "high")
+def test_five_and_six_field_crons_are_stored_as_given_and_listed_in_order(tmp_path: Path) -> None:
+    crons = ["*/2 * * * * *", "30 8 1 jan mon", "0,30 9-17 * * 1-5"]
+    ids = [_add(cron, f"task {i}", "--workspace", str(tmp_path), "--urgency", "high") for i, cron in enumerate(crons)]
     assert _listed() == [
-        {
-            "id": schedule_id,
-            "cron": cron,
-            "on": None,
-            "task": "run the tests",
-            "workspace": str(tmp_path),
-            "urgency": "high",
-        }
+        {"id": ids[i], "cron": cron, "on": None, "task": f"task {i}", "workspace": str(tmp_path), "urgency": "high"}
+        for i, cron in enumerate(crons)
     ]
 
 
@@ -106,6 +101,22 @@ def test_remove_takes_it_off_the_list_and_an_unknown_id_is_exit_2_naming_it(tmp_
     assert [s["id"] for s in _listed()] == [kept]
     assert_clean_error(chrysalis("schedule", "remove", trigger), 2, f"No schedule {trigger!r}", "schedule list")
     assert_clean_error(chrysalis("schedule", "remove", "nope"), 2, "No schedule 'nope'")
+
+
+# Exactly once per slot
+
+
+def test_submitting_a_slot_again_changes_nothing(tmp_path: Path) -> None:
+    """What a second firing of a slot, or the submit step run again after a crash, does: nothing."""
+    url = database_url(load_settings({}))
+    slot = "2030-01-01T09:00:00+00:00"
+    with RunStore(open_engine(url)) as runs, client(url) as dbos_client:
+        again = (dbos_client, runs, run_id("s1", slot), "say ok", {"workspace": str(tmp_path)}, "normal", ("s1", slot))
+        first = enqueue_once(*again)
+        assert enqueue_once(*again) == first
+        assert [(r.id, r.schedule, r.slot, r.status) for r in runs.all()] == [(first.id, "s1", slot, "queued")]
+        assert [w.workflow_id for w in dbos_client.list_workflows(name=WORKFLOW)] == [first.id]
+    assert run_id("s1", slot) != run_id("s2", slot) and run_id("s1", slot) != run_id("s1", "2030-01-01T09:00:02+00:00")
 
 
 # Fired by two workers

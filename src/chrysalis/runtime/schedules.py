@@ -18,11 +18,13 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.errors import UsageError
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
     from chrysalis.runtime.runs import RunStore
 
-__all__ = ["POLL_S", "SCHEDULE_WORKFLOW", "Schedule", "add", "listed", "register", "remove", "serving"]
+__all__ = ["POLL_S", "SCHEDULE_WORKFLOW", "Schedule", "add", "listed", "register", "remove", "run_id", "serving"]
 
 SCHEDULE_WORKFLOW = "chrysalis.schedule"
 POLL_S = 1.0
@@ -55,6 +57,8 @@ class Schedule:
     """The run options given (``submit``'s flags), as a queued run keeps them."""
     cron: str | None = None
     on: str | None = None
+    added_at: float = 0.0
+    """When ``schedule add`` stored it (the list's order)."""
 
     def to_json(self) -> dict[str, Any]:
         """What ``chrysalis schedule list --json`` prints for it."""
@@ -69,12 +73,12 @@ class Schedule:
 
     def context(self) -> dict[str, Any]:
         """The DBOS schedule's context: everything ``fire`` needs."""
-        return {**self.to_json(), "options": self.options}
+        return {**self.to_json(), "options": self.options, "added_at": self.added_at}
 
     @classmethod
     def of(cls, context: dict[str, Any]) -> Schedule:
         """The schedule whose context is ``context``."""
-        keys = ("id", "task", "urgency", "options", "cron", "on")
+        keys = ("id", "task", "urgency", "options", "cron", "on", "added_at")
         return cls(**{key: context[key] for key in keys if key in context})
 
 
@@ -86,15 +90,15 @@ def add(url: str, runs: RunStore, task: str, options: dict[str, Any], urgency: s
     """
     check_task(task)
     priority(urgency)
-    schedule_id = uuid.uuid4().hex[:8]
+    made = partial(Schedule, id=uuid.uuid4().hex[:8], task=task, urgency=urgency, options=options, added_at=time.time())
     if when.startswith("on:"):
-        schedule = Schedule(id=schedule_id, task=task, urgency=urgency, options=options, on=_check_event(when[3:]))
-        runs.start_cursor(schedule_id, runs.last_event())  # events logged from now on
+        schedule = made(on=_check_event(when[3:]))
+        runs.start_cursor(schedule.id, runs.last_event())  # events logged from now on
     else:
-        schedule = Schedule(id=schedule_id, task=task, urgency=urgency, options=options, cron=check_cron(when))
+        schedule = made(cron=check_cron(when))
     with client(url, runs.engine) as dbos_client:
         dbos_client.create_schedule(
-            schedule_name=schedule_id,
+            schedule_name=schedule.id,
             workflow_name=SCHEDULE_WORKFLOW,
             schedule=schedule.cron or _EVERY_SECOND,
             context=schedule.context(),
@@ -107,7 +111,7 @@ def listed(url: str, runs: RunStore) -> list[Schedule]:
     """The schedules, oldest first."""
     with client(url, runs.engine) as dbos_client:
         found = dbos_client.list_schedules(workflow_name=SCHEDULE_WORKFLOW, application_name=APP_NAME)
-    return [Schedule.of(item["context"]) for item in found]
+    return sorted((Schedule.of(item["context"]) for item in found), key=lambda s: (s.added_at, s.id))
 
 
 def remove(url: str, runs: RunStore, schedule_id: str) -> Schedule:
