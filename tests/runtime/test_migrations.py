@@ -87,7 +87,7 @@ def test_a_database_newer_than_the_code_is_exit_2_naming_both_revisions(url: str
     database = json.loads(doctor.stdout)["sections"]["database"]
     assert database["runtime"]["schema_revision"] == "0099" and database["runtime"]["schema_head"] == HEAD
     (problem,) = database["problems"]
-    assert "'0099', newer than this Chrysalis knows ('0001')" in problem["problem"]
+    assert f"'0099', newer than this Chrysalis knows ({HEAD!r})" in problem["problem"]
     assert "upgrade chrysalis-forge" in problem["fix"]
 
 

@@ -19,7 +19,7 @@ import sys
 
 import typer
 
-from chrysalis.cli.commands import council, evolve, knowledge, provenance, run, runtime, serve, setup
+from chrysalis.cli.commands import council, evolve, knowledge, provenance, run, runtime, schedule, serve, setup
 from chrysalis.cli.guard import AlreadyShown, guarded, invocation
 from chrysalis.cli.options import (
     BaseUrlOpt,
@@ -56,6 +56,7 @@ council.register(app)  # council
 app.add_typer(setup.config_app, name="config")
 app.add_typer(setup.daemon_app, name="daemon")
 app.add_typer(runtime.keys_app, name="keys")
+app.add_typer(schedule.schedule_app, name="schedule")
 app.add_typer(provenance.provenance_app, name="provenance")
 app.add_typer(setup.models_app, name="models")
 app.add_typer(knowledge.skills_app, name="skills")

@@ -31,6 +31,7 @@ __all__ = [
     "durable_run_command",
     "open_runs",
     "queue_command",
+    "run_options",
     "show_command",
     "submit_command",
     "worker_command",
@@ -53,7 +54,7 @@ def open_runs(settings: Settings | None = None) -> Iterator[tuple[str, RunStore]
         raise unreachable(url, exc) from exc
 
 
-def _options(flags: SettingFlags, settings: Settings) -> dict[str, Any]:
+def run_options(flags: SettingFlags, settings: Settings) -> dict[str, Any]:
     """What a queued run keeps of its flags: those given, with the folder it was submitted from (not a worker's cwd)."""
     return replace(flags, workspace=settings.workspace).as_options()
 
@@ -68,7 +69,7 @@ def submit_command(task: str, flags: SettingFlags, *, urgency: str, json_output:
     settings = load_settings(flags)
     print_warnings(settings.warnings)
     with open_runs(settings) as (url, runs):
-        record = submit(url, runs, task, _options(flags, settings), urgency)
+        record = submit(url, runs, task, run_options(flags, settings), urgency)
     print(
         json.dumps({"id": record.id, "status": record.status, "urgency": record.urgency}) if json_output else record.id
     )
@@ -94,7 +95,7 @@ def durable_run_command(task: str, flags: SettingFlags, *, json_output: bool) ->
     settings = load_settings(flags)
     print_warnings(settings.warnings)
     with open_runs(settings) as (url, runs):
-        record = submit(url, runs, task, _options(flags, settings), "critical")
+        record = submit(url, runs, task, run_options(flags, settings), "critical")
         worker = Worker(settings, concurrency=1, exit_when_idle=False, until=record.id)
         serving = threading.Thread(target=worker.serve, name="chrysalis-worker", daemon=True)
         serving.start()

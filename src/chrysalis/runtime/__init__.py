@@ -1,7 +1,9 @@
 """The durable runtime (seed 002): a priority queue of runs, workers on DBOS, recorded steps, signed approvals.
 
 queue       submit, cancel and wake runs from any command (a DBOS client; no worker needed)
-worker      ``chrysalis worker``: executes queued runs, recovers the runs of dead workers
+worker      ``chrysalis worker``: executes queued runs, recovers the runs of dead workers, fires the schedules
+schedules   ``chrysalis schedule``: DBOS schedules whose workflow submits a task once per slot or per run event
+cron        a cron expression checked field by field before a schedule is stored
 durable     one run's model replies, tool effects, checks and approvals as recorded DBOS steps
 runs        the runs as people see them (status, urgency, events), effects started, worker heartbeats
 keys        the user's Ed25519 key pair under ``$CHRYSALIS_HOME/keys`` (``chrysalis keys init``)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 __all__ = [
+    "APP_NAME",
     "APP_VERSION",
     "QUEUE",
     "WORKFLOW",
@@ -29,12 +30,15 @@ __all__ = [
     "check_task",
     "client",
     "enqueue",
+    "enqueue_once",
     "priority",
     "submit",
     "wake",
 ]
 
 QUEUE = "chrysalis"
+APP_NAME = "chrysalis"
+"""The DBOS application every worker is (its schedules are fired by them)."""
 WORKFLOW = "chrysalis.run"
 APP_VERSION = f"chrysalis-{__version__}"
 """Every worker and submitter of one release agrees on it, so recovery finds the runs (DBOS filters by it)."""
@@ -101,6 +105,33 @@ def enqueue(dbos_client: DBOSClient, runs: RunStore, task: str, options: Mapping
     rank = priority(urgency)
     run_id = uuid.uuid4().hex[:12]
     record = runs.add(run_id, task, urgency, options)
+    _queue(dbos_client, runs, run_id, rank)
+    return record
+
+
+def enqueue_once(
+    dbos_client: DBOSClient,
+    runs: RunStore,
+    run_id: str,
+    task: str,
+    options: Mapping[str, Any],
+    urgency: str,
+    origin: tuple[str, str],
+) -> RunRecord:
+    """``enqueue`` under an id the caller derives (a schedule's slot): with an id already there, nothing changes.
+
+    Both writes are idempotent, so a submission cut short by a crash is completed by doing it again:
+    the ``runs`` row is kept if it is there, and DBOS keeps the first workflow of an id.
+    ``origin`` is the schedule and the slot (ISO 8601, UTC) that submitted it.
+    """
+    record = runs.add_once(run_id, task, urgency, options, origin=origin)
+    if not record.finished:
+        _queue(dbos_client, runs, run_id, priority(urgency))
+    return record
+
+
+def _queue(dbos_client: DBOSClient, runs: RunStore, run_id: str, rank: int) -> None:
+    """The workflow that executes ``run_id``, in the queue at priority ``rank``."""
     try:
         dbos_client.enqueue(
             {
@@ -115,7 +146,6 @@ def enqueue(dbos_client: DBOSClient, runs: RunStore, task: str, options: Mapping
     except BaseException as exc:  # not queued: the row must not sit in the list as "queued" forever
         runs.set_status(run_id, "failed", error=f"could not be queued: {exc}")
         raise
-    return record
 
 
 def check_task(task: str) -> None:

@@ -4,12 +4,14 @@ DBOS keeps the workflows (their inputs, step records, queue and recovery); these
 ``chrysalis queue`` and ``show`` print and what DBOS has no word for:
 
     runs          one row per submitted task: its options, urgency, status (``queued``, ``running``,
-                  ``waiting_approval``, ``done``, ``failed``, ``cancelled``) and result
+                  ``waiting_approval``, ``done``, ``failed``, ``cancelled``) and result; the schedule and
+                  slot that submitted it, if one did (``runtime/schedules.py``)
     run_events    the run's events in order; each has a key that the replayed run computes again, so a
                   resumed run does not write an event twice (``(run_id, key)`` is unique)
     run_effects   one row per tool effect started: a worker that finds a started effect with no recorded
                   result knows the effect was interrupted by a crash (``runtime/durable.py`` decides what then)
     workers       each worker's heartbeat, so another worker can tell it died and recover its runs
+    schedule_cursors  per event trigger, the last ``run_events`` position it has looked at
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from chrysalis.runtime.database import EngineStore
 from chrysalis.runtime.schema import ensure_schema
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine, Table
+    from sqlalchemy import Engine, MetaData, Table
 
 __all__ = ["STATUSES", "URGENCIES", "RunRecord", "RunStore", "WorkerRecord"]
 
@@ -49,6 +51,10 @@ class RunRecord:
     worker: str | None
     result: dict[str, Any] | None
     error: str | None
+    schedule: str | None = None
+    """The schedule that submitted the run (``chrysalis schedule``), None for a run someone submitted."""
+    slot: str | None = None
+    """The time it was submitted for (ISO 8601, UTC): the cron slot, or the time of the event that triggered it."""
 
     @property
     def finished(self) -> bool:
@@ -68,6 +74,8 @@ class RunRecord:
             "worker": self.worker,
             "result": self.result,
             "error": self.error,
+            "schedule": self.schedule,
+            "slot": self.slot,
         }
 
 
@@ -88,7 +96,7 @@ class RunStore(EngineStore):
 
     def __init__(self, engine: Engine) -> None:
         """Use ``engine`` (``database.open_engine``); its tables are migrated to this code's revision if behind."""
-        from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, UniqueConstraint
+        from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, UniqueConstraint
 
         self.engine = engine
         meta = MetaData()
@@ -105,6 +113,8 @@ class RunStore(EngineStore):
             Column("worker", String(64)),
             Column("result", Text),
             Column("error", Text),
+            Column("schedule", String(64)),
+            Column("slot", String(40)),
         )
         self._events: Table = Table(
             "run_events",
@@ -116,31 +126,15 @@ class RunStore(EngineStore):
             Column("event", Text, nullable=False),
             UniqueConstraint("run_id", "key"),
         )
-        self._effects: Table = Table(
-            "run_effects",
-            meta,
-            Column("run_id", String(64), primary_key=True),
-            Column("key", String(64), primary_key=True),
-            Column("tool", String(128), nullable=False),
-            Column("preimage", Text, nullable=False),
-            Column("started_at", Float, nullable=False),
-        )
-        self._workers: Table = Table(
-            "workers",
-            meta,
-            Column("id", String(64), primary_key=True),
-            Column("host", String(255), nullable=False),
-            Column("pid", Integer, nullable=False),
-            Column("heartbeat_at", Float, nullable=False),
-            Column("stopped", Boolean, nullable=False, default=False),
-            Column("recovered_by", String(64)),
-        )
+        self._effects, self._workers, self._cursors = _side_tables(meta)
         ensure_schema(engine)
 
     # runs
 
-    def add(self, run_id: str, task: str, urgency: str, options: Mapping[str, Any]) -> RunRecord:
-        """Record a submitted run as ``queued``."""
+    def add(
+        self, run_id: str, task: str, urgency: str, options: Mapping[str, Any], *, origin: tuple[str, str] | None = None
+    ) -> RunRecord:
+        """Record a submitted run as ``queued`` (``origin``: the schedule and slot that submitted it)."""
         now = time.time()
         row = {
             "id": run_id,
@@ -153,10 +147,23 @@ class RunStore(EngineStore):
             "worker": None,
             "result": None,
             "error": None,
+            "schedule": origin[0] if origin else None,
+            "slot": origin[1] if origin else None,
         }
         with self.engine.begin() as conn:
             conn.execute(self._runs.insert().values(**row))
         return self._run(row)
+
+    def add_once(
+        self, run_id: str, task: str, urgency: str, options: Mapping[str, Any], *, origin: tuple[str, str]
+    ) -> RunRecord:
+        """``add``, or the run already recorded under ``run_id`` (a schedule's slot submitted again)."""
+        from sqlalchemy.exc import IntegrityError
+
+        try:
+            return self.add(run_id, task, urgency, options, origin=origin)
+        except IntegrityError:
+            return self.get(run_id)
 
     def get(self, run_id: str) -> RunRecord:
         """The run ``run_id``.
@@ -236,6 +243,52 @@ class RunStore(EngineStore):
         with self.engine.connect() as conn:
             return [(row.id, row.key, row.event) for row in conn.execute(query)]
 
+    def events_after(self, after: int, *, limit: int = 200) -> list[tuple[int, float, dict[str, Any], str | None]]:
+        """Every run's events after position ``after``, in order: (position, time, event, the run's schedule)."""
+        from sqlalchemy import select
+
+        e, r = self._events.c, self._runs.c
+        query = (
+            select(e.id, e.at, e.event, r.schedule)
+            .select_from(self._events.outerjoin(self._runs, e.run_id == r.id))
+            .where(e.id > after)
+            .order_by(e.id)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [(row.id, row.at, json.loads(row.event), row.schedule) for row in conn.execute(query)]
+
+    def last_event(self) -> int:
+        """The position of the latest event of any run (0: none yet); event triggers' cursors start there."""
+        from sqlalchemy import func, select
+
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.max(self._events.c.id), 0))).scalar_one())
+
+    def cursor(self, schedule: str) -> int | None:
+        """The last event position the trigger ``schedule`` has looked at (None: no cursor)."""
+        from sqlalchemy import select
+
+        c = self._cursors.c
+        with self.engine.connect() as conn:
+            return conn.execute(select(c.after).where(c.schedule == schedule)).scalar()
+
+    def start_cursor(self, schedule: str, after: int) -> None:
+        """Give the new trigger ``schedule`` its cursor: it looks at events after position ``after``."""
+        with self.engine.begin() as conn:
+            conn.execute(self._cursors.insert().values(schedule=schedule, after=after))
+
+    def move_cursor(self, schedule: str, after: int) -> None:
+        """Move the trigger's cursor on to ``after``; it never goes back (two firings may overlap)."""
+        c = self._cursors.c
+        with self.engine.begin() as conn:
+            conn.execute(self._cursors.update().where(c.schedule == schedule, c.after < after).values(after=after))
+
+    def drop_cursor(self, schedule: str) -> None:
+        """Forget the trigger's cursor (it was removed)."""
+        with self.engine.begin() as conn:
+            conn.execute(self._cursors.delete().where(self._cursors.c.schedule == schedule))
+
     # effects
 
     def effect_started(self, run_id: str, key: str) -> dict[str, str | None] | None:
@@ -310,4 +363,38 @@ class RunStore(EngineStore):
             row["worker"],
             result,
             row["error"],
+            row["schedule"],
+            row["slot"],
         )
+
+
+def _side_tables(meta: MetaData) -> tuple[Table, Table, Table]:
+    """``run_effects``, ``workers`` and ``schedule_cursors``."""
+    from sqlalchemy import Boolean, Column, Float, Integer, String, Table, Text
+
+    effects = Table(
+        "run_effects",
+        meta,
+        Column("run_id", String(64), primary_key=True),
+        Column("key", String(64), primary_key=True),
+        Column("tool", String(128), nullable=False),
+        Column("preimage", Text, nullable=False),
+        Column("started_at", Float, nullable=False),
+    )
+    workers = Table(
+        "workers",
+        meta,
+        Column("id", String(64), primary_key=True),
+        Column("host", String(255), nullable=False),
+        Column("pid", Integer, nullable=False),
+        Column("heartbeat_at", Float, nullable=False),
+        Column("stopped", Boolean, nullable=False, default=False),
+        Column("recovered_by", String(64)),
+    )
+    cursors = Table(
+        "schedule_cursors",
+        meta,
+        Column("schedule", String(64), primary_key=True),
+        Column("after", Integer, nullable=False),
+    )
+    return effects, workers, cursors

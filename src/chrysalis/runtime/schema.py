@@ -36,7 +36,7 @@ __all__ = ["HEAD", "LOCK_KEY", "MIGRATIONS", "REVISIONS", "SchemaTooNew", "ensur
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 """Alembic's script directory, shipped inside the package (``env.py`` and ``versions/``)."""
-REVISIONS = ("0001",)
+REVISIONS = ("0001", "0002")
 """Every revision in ``migrations/versions``, oldest first (a test checks it against Alembic's own reading)."""
 HEAD = REVISIONS[-1]
 """The revision this code writes and reads."""

@@ -28,10 +28,11 @@ from chrysalis.errors import ChrysalisError
 from chrysalis.runtime.approvals import ApprovalStore
 from chrysalis.runtime.database import database_url, open_engine
 from chrysalis.runtime.dbos_tables import migrating
-from chrysalis.runtime.queue import APP_VERSION, QUEUE, WORKFLOW
+from chrysalis.runtime.queue import APP_NAME, APP_VERSION, QUEUE, WORKFLOW
 from chrysalis.runtime.runs import RunStore, WorkerRecord
 
 if TYPE_CHECKING:
+    from dbos import DBOSConfig
     from sqlalchemy import Engine
 
 __all__ = ["STALE_S", "Worker"]
@@ -94,44 +95,59 @@ class Worker:
         global _context
         from dbos import DBOS
 
+        from chrysalis.runtime import schedules
+
         _register_workflow()
+        schedules.register()
         _quiet_dbos()
         self.waiting: dict[str, str] = {}
         _context = _Context(self.runs, self.approvals, self.id, self.waiting)
         self.runs.heartbeat(self.id, self.host, os.getpid())  # before any run is ours: a crash then is seen
-        DBOS(
-            config={
-                "name": "chrysalis",
-                "system_database_url": self.url,
-                "executor_id": self.id,
-                "application_version": APP_VERSION,
-                "log_level": "ERROR",
-                "notification_listener_polling_interval_sec": _MESSAGE_POLL_S,
-            }
-        )
+        DBOS(config=self._dbos_config())
         try:
-            with migrating(self.runs.engine):  # DBOS migrates its tables at launch: one process at a time
-                DBOS.launch()
-            DBOS.register_queue(
-                QUEUE,
-                worker_concurrency=self.concurrency,
-                global_concurrency=self.queue_concurrency,
-                polling_interval_sec=_POLL_S,
-                on_conflict="always_update",
-            )
-            threading.Thread(target=_warm_sandbox, name="chrysalis-sandbox-probe", daemon=True).start()
-            if self.until is None:
-                _say(
-                    f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
-                    "time" + (" until it is empty" if self.exit_when_idle else "; Ctrl-C stops it")
-                )
-            self._loop()
+            with schedules.serving(self.url, self.runs):  # the schedules this worker fires submit through it
+                try:
+                    self._launch()
+                    self._loop()
+                finally:
+                    self.runs.stopped(self.id)
+                    DBOS.destroy(workflow_completion_timeout_sec=0)
         finally:
-            self.runs.stopped(self.id)
-            DBOS.destroy(workflow_completion_timeout_sec=0)
             _context = None
             self.runs.close()
         return 0
+
+    def _dbos_config(self) -> DBOSConfig:
+        from chrysalis.runtime.schedules import POLL_S
+
+        return {
+            "name": APP_NAME,
+            "system_database_url": self.url,
+            "executor_id": self.id,
+            "application_version": APP_VERSION,
+            "log_level": "ERROR",
+            "notification_listener_polling_interval_sec": _MESSAGE_POLL_S,
+            "scheduler_polling_interval_sec": POLL_S,
+        }
+
+    def _launch(self) -> None:
+        from dbos import DBOS
+
+        with migrating(self.runs.engine):  # DBOS migrates its tables at launch: one process at a time
+            DBOS.launch()
+        DBOS.register_queue(
+            QUEUE,
+            worker_concurrency=self.concurrency,
+            global_concurrency=self.queue_concurrency,
+            polling_interval_sec=_POLL_S,
+            on_conflict="always_update",
+        )
+        threading.Thread(target=_warm_sandbox, name="chrysalis-sandbox-probe", daemon=True).start()
+        if self.until is None:
+            _say(
+                f"worker {self.id}: serving the queue in {without_password(self.url)}, {self.concurrency} at a "
+                "time" + (" until it is empty" if self.exit_when_idle else "; Ctrl-C stops it")
+            )
 
     def _loop(self) -> None:
         beat = 0.0

@@ -23,7 +23,9 @@ from chrysalis.cli.options import (
     config_flags,
 )
 
-__all__ = ["keys_app", "register"]
+__all__ = ["UrgencyOpt", "keys_app", "register"]
+
+UrgencyOpt = Annotated[str, typer.Option("--urgency", help="critical | high | normal | low | idle.")]
 
 keys_app = typer.Typer(
     help="The Ed25519 key pairs: the one that signs approvals, and the one that signs council records.",
@@ -69,7 +71,7 @@ def submit(
     mode: ModeOpt = None,
     yes: YesOpt = False,
     workspace: WorkspaceOpt = None,
-    urgency: Annotated[str, typer.Option("--urgency", help="critical | high | normal | low | idle.")] = "normal",
+    urgency: UrgencyOpt = "normal",
     priority: PriorityOpt = None,
     budget: BudgetOpt = None,
     timeout: TimeoutOpt = None,
