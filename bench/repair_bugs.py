@@ -158,6 +158,9 @@ def suite_passes(workspace: Path, timeout: float = 60.0) -> bool:
     return done.returncode == 0
 
 
+_FAILED = ("FAILED ", "ERROR ")
+
+
 def _failing_files(bugs: list[Bug], *, correct: bool, timeout: float) -> set[str]:
     """The bugs whose tests fail, from one pytest run over all of them side by side (names are unique)."""
     with tempfile.TemporaryDirectory(prefix="chrysalis-bugs-") as tmp:
@@ -171,7 +174,8 @@ def _failing_files(bugs: list[Bug], *, correct: bool, timeout: float) -> set[str
             timeout=timeout,
             check=False,
         )
-    return {bug.name for bug in bugs if f"{bug.test_file}::" in done.stdout}
+    failed = {line.split()[1].partition("::")[0] for line in done.stdout.splitlines() if line.startswith(_FAILED)}
+    return {bug.name for bug in bugs if bug.test_file in failed}  # -rfE's summary only: --durations names tests too
 
 
 def check(bugs: list[Bug], timeout: float = 300.0) -> list[str]:

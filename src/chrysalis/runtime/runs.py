@@ -243,15 +243,15 @@ class RunStore(EngineStore):
         with self.engine.connect() as conn:
             return [(row.id, row.key, row.event) for row in conn.execute(query)]
 
-    def events_after(self, after: int, *, limit: int = 200) -> list[tuple[int, float, dict[str, Any], str | None]]:
-        """Every run's events after position ``after``, in order: (position, time, event, the run's schedule)."""
+    def events_after(self, after: int, *, before: float, limit: int = 200) -> list[tuple[int, float, Any, str | None]]:
+        """Every run's events after position ``after`` logged before ``before``: (position, time, event, schedule)."""
         from sqlalchemy import select
 
         e, r = self._events.c, self._runs.c
         query = (
             select(e.id, e.at, e.event, r.schedule)
             .select_from(self._events.outerjoin(self._runs, e.run_id == r.id))
-            .where(e.id > after)
+            .where(e.id > after, e.at <= before)
             .order_by(e.id)
             .limit(limit)
         )

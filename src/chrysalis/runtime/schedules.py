@@ -41,6 +41,11 @@ __all__ = ["POLL_S", "SCHEDULE_WORKFLOW", "Schedule", "add", "listed", "register
 SCHEDULE_WORKFLOW = "chrysalis.schedule"
 POLL_S = 1.0
 """How often each worker's DBOS scheduler looks for added and removed schedules (DBOS's default: 30 s)."""
+SETTLE_S = 5.0
+"""An event trigger reads only events logged at least this long ago. On PostgreSQL an event's position comes
+from a sequence when its insert starts, so a later position can commit first; reading past it would skip
+the earlier one for good. An event's insert is one short transaction, so after 5 s every position below
+a settled one has committed (or never will)."""
 _EVERY_SECOND = "* * * * * *"
 _EVENTS_PER_FIRING = 200
 _EVENT = re.compile(r"[a-z][a-z0-9_]*")
@@ -230,7 +235,8 @@ def _new_events(schedule: Schedule) -> tuple[int, list[tuple[int, str]]]:
     if after is None:  # removed
         return 0, []
     found: list[tuple[int, str]] = []
-    for position, at, event, origin in firing.runs.events_after(after, limit=_EVENTS_PER_FIRING):
+    settled = time.time() - SETTLE_S
+    for position, at, event, origin in firing.runs.events_after(after, before=settled, limit=_EVENTS_PER_FIRING):
         after = position
         if origin != schedule.id and schedule.on in _types(event):
             found.append((position, datetime.fromtimestamp(at, UTC).isoformat()))
