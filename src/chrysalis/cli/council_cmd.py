@@ -37,6 +37,7 @@ from chrysalis.trust import is_trusted, read_trusted
 
 if TYPE_CHECKING:
     from chrysalis.llm.sampling import Sampler
+    from chrysalis.stores import Stores
 
 __all__ = ["council_command"]
 
@@ -169,7 +170,7 @@ async def _hold(
 class _Speakers:
     """The model's part of each turn: one call on the persona's model, or a read-only agent run with its tools."""
 
-    def __init__(self, settings: Settings, stores: Any) -> None:
+    def __init__(self, settings: Settings, stores: Stores) -> None:
         from chrysalis.agent.choice import routed_model
 
         self.settings = settings
