@@ -30,13 +30,16 @@ tests fail), and its tokens come from the eval store, so a run stopped by the ti
 what it used.
 
     python bench/repair.py [--model local:qwen2.5-coder-1.5b] [--configs loop,templates,repair-1,...,repair-20]
-                           [--sets dev,heldout] [--bugs a,b] [--limit N] [--time-limit 160] [--resume] [--out PATH]
+                           [--sets dev,heldout] [--bugs a,b] [--limit N] [--time-limit 160] [--resume]
+                           [--drop-load L] [--out PATH]
 
 Rows are written to ``bench/results/repair.json`` after each attempt, so an interrupted run keeps
 what it measured and ``--resume`` carries on (also with other ``--configs``: its rows are kept, and
 the summary covers every configuration in the file). The table compares configurations on the bugs every
-one of them attempted. Stores and traces go to a temporary ``CHRYSALIS_HOME``; the weights come
-from ``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``. The bugs' tests run with
+one of them attempted. Each row records the 1-minute load when it ended (``load_1m``: times depend on
+how busy the two cores were); ``--resume --drop-load L`` redoes the rows measured above load ``L``.
+Stores and traces go to a temporary ``CHRYSALIS_HOME``; the weights come from
+``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``. The bugs' tests run with
 ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: their projects need no plugin, and this checkout's (hypothesis,
 schemathesis, ...) made each test run start in 5 s instead of 0.6 s before 2026-11-27, so results
 files from before then had about 8 times fewer candidates tested in the same 160 s.
@@ -262,8 +265,13 @@ def summarise_sets(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, 
 
 
 def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[str, Any]]:
-    """Per configuration, over the bugs that every configuration attempted (a fair comparison)."""
-    done = {config: {row["bug"] for row in rows if row["config"] == config} for config in configs}
+    """Per configuration, over the bugs that every configuration attempted (a fair comparison).
+
+    A configuration with no rows here (e.g. ``agent``, run on the held-out set only) is left out, not a
+    reason to compare nothing.
+    """
+    present = [config for config in configs if any(row["config"] == config for row in rows)]
+    done = {config: {row["bug"] for row in rows if row["config"] == config} for config in present}
     common = set.intersection(*done.values()) if done else set()
     summary: dict[str, dict[str, Any]] = {}
     for config in configs:
@@ -285,6 +293,7 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
             "max_seconds": max(row["seconds"] for row in mine),
             "mean_samples": round(sum(samples) / len(samples), 1) if samples else None,
             "unusable_pct": _unusable_pct(mine),
+            "kept_line_pct": _unusable_pct(mine, "kept_line"),
             "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
             "commits": sorted({row["commit"] for row in mine}),
         }
@@ -295,10 +304,19 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
     return summary
 
 
-def _unusable_pct(rows: list[dict[str, Any]]) -> float | None:
-    """The share of the model's samples discarded before testing (issue 33: under 20 %); None with no samples."""
-    drawn = sum(row["samples"] or 0 for row in rows if "unusable" in row)
-    return round(100 * sum(row["unusable"] for row in rows if "unusable" in row) / drawn, 1) if drawn else None
+def _unusable_pct(rows: list[dict[str, Any]], kind: str | None = None) -> float | None:
+    """The share of the model's samples discarded before testing (issue 33: under 20 %); None with no samples.
+
+    With ``kind``, the share discarded for that reason: ``kept_line`` (asked about one line, the model kept
+    it, which the question allows) is part of the discards and is also reported apart.
+    """
+    mine = [row for row in rows if "unusable" in row]
+    drawn = sum(row["samples"] or 0 for row in mine)
+    if kind is None:
+        discarded = sum(row["unusable"] for row in mine)
+    else:
+        discarded = sum((row.get("unusable_by") or {}).get(kind, 0) for row in mine)
+    return round(100 * discarded / drawn, 1) if drawn else None
 
 
 def print_table(summary: dict[str, dict[str, Any]]) -> None:
@@ -350,6 +368,12 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N bugs")
     parser.add_argument("--time-limit", type=float, default=160.0, help="seconds per attempt (under 3 minutes in all)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
+    parser.add_argument(
+        "--drop-load",
+        type=float,
+        default=None,
+        help="with --resume, drop and redo the rows measured while the 1-minute load was above this",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     options = parser.parse_args()
     _commit()  # now, before anything can move HEAD during a run of hours
@@ -362,6 +386,8 @@ def main() -> int:
     if options.resume and options.out.is_file():
         previous = json.loads(options.out.read_text())
         rows = [row for row in previous["rows"] if previous["model"] == options.model]
+        if options.drop_load is not None:
+            rows = [row for row in rows if row.get("load_1m", 0.0) <= options.drop_load]
     done = {(row.get("set", "dev"), row["bug"], row["config"]) for row in rows}
     home = _home()
     known = list(dict.fromkeys([*(row["config"] for row in rows), *configs]))  # earlier runs' configs count too
@@ -429,7 +455,7 @@ def _write(options: argparse.Namespace, configs: list[str], bugs: list[Bug], row
     payload = {
         "model": options.model,
         "configs": configs,
-        "bugs": len(bugs),
+        "bugs": len({(set_of(bug), bug.name) for bug in bugs} | {(row.get("set", "dev"), row["bug"]) for row in rows}),
         "time_limit_s": options.time_limit,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "commit": _commit(),

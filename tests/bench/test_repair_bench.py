@@ -75,6 +75,19 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
     assert summary["loop"]["commits"] == ["abc1234"]
 
 
+def test_the_unusable_share_counts_kept_lines_and_also_reports_them_apart() -> None:
+    rows = [
+        {"bug": "a", "samples": 10, "unusable": 4, "unusable_by": {"kept_line": 3, "not_json": 1}},
+        {"bug": "b", "samples": 10, "unusable": 1, "unusable_by": {"does_not_parse": 1}},
+        {"bug": "c", "samples": None},  # a templates row: no samples, not counted
+    ]
+    for row in rows:
+        row.update(config="model-10", fixed=False, clean=False, exact=False, seconds=1.0, tokens=0)
+        row.update(said_done_failing=False, commit="c")
+    summary = bench.summarise(rows, ["model-10"])["model-10"]
+    assert (summary["unusable_pct"], summary["kept_line_pct"]) == (25.0, 15.0)
+
+
 def test_configuration_names_say_samples_and_templates() -> None:
     assert bench.repair_settings("repair-10") == (10, bench.TEMPLATES, None)
     assert bench.repair_settings("model-5") == (5, 0, None)

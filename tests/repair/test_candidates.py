@@ -67,7 +67,7 @@ def test_a_line_asked_about_is_named_in_the_prompt_and_a_fix_there_is_applied() 
     text, problem = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {start: 0}"}), at=13)
     assert problem is None and text == PROGRAM.replace("    dist = {}\n", "    dist = {start: 0}\n")
     same, why = apply_reply(PROGRAM, BFS, "line", json.dumps({"code": "dist = {}"}), at=13)
-    assert same is None and why == "the reply changes nothing in bfs"
+    assert same is None and why == "the reply keeps line 13 as it is" and discard_reason(why) == "kept_line"
 
 
 def test_a_corrected_header_written_without_its_colon_gets_it_back() -> None:

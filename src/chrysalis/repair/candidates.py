@@ -346,7 +346,7 @@ def apply_reply(
             return None, "the reply's code is more than one line"
         target = _target_line(lines, suspect, line, code)
         if target is None:
-            return None, f"the reply changes nothing in {suspect.function}"
+            return None, _unchanged(suspect, at)
         old = lines[target - 1]
         indent = old[: len(old) - len(old.lstrip())]
         new = code.strip()
@@ -368,8 +368,15 @@ def apply_reply(
     except SyntaxError as exc:
         return None, f"the patched file does not parse: {exc.msg} (line {exc.lineno})"
     if new_text == original:
-        return None, f"the reply changes nothing in {suspect.function}"
+        return None, _unchanged(suspect, at)
     return new_text, None
+
+
+def _unchanged(suspect: Suspect, at: int | None) -> str:
+    """Why an unchanged reply is unusable; asked about one line, "it is right" is an answer the prompt offers."""
+    if at is not None:
+        return f"the reply keeps line {at} as it is"
+    return f"the reply changes nothing in {suspect.function}"
 
 
 def apply_hunk(lines: list[str], suspect: Suspect, diff: str) -> tuple[list[str] | None, str | None]:
