@@ -17,9 +17,9 @@ MODULE_LINES = 400
 FUNCTION_LINES = 50
 
 ALLOWED_MODULES: dict[str, int] = {
-    "repair/candidates.py": 579,
+    "repair/candidates.py": 501,
     "stores/checkpoints.py": 515,
-    "repair/engine.py": 485,
+    "repair/engine.py": 484,
     "tools/sandbox.py": 466,
     "llm/text_protocol.py": 449,
     "stores/memory.py": 449,

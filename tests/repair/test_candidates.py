@@ -11,13 +11,13 @@ from chrysalis.repair.candidates import (
     Form,
     apply_reply,
     line_order,
-    minimise,
     module_context,
     narrowings,
     parse_forms,
     prompt_for,
 )
 from chrysalis.repair.localise import Suspect
+from chrysalis.repair.minimise import minimise
 from chrysalis.repair.unusable import KINDS, discard_reason
 
 PROGRAM = '''from collections import deque

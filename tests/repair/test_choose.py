@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from chrysalis.repair.candidates import Candidate, apply_reply, minimise
+from chrysalis.repair.candidates import Candidate, apply_reply
 from chrysalis.repair.choose import choose, contains, red_flags
 from chrysalis.repair.localise import Suspect
+from chrysalis.repair.minimise import minimise
 from chrysalis.tools.clean_edit import unreachable
 from chrysalis.voting import VotingConfig
 

@@ -6,7 +6,8 @@ the edit it is asked for, taking turns per suspect (two one-line samples, then a
 
 - ``line``: one corrected line. Voter 0 of this form names the buggy line itself
   (``{"line": N, "code": "..."}``); every later one is asked about one given line, in turn, the
-  suspicious lines first and then the rest of the function top-down (``{"code": "..."}``). A small
+  lines whose template edits made failing tests pass first (``evidence.py``), then the suspicious
+  lines and then the rest of the function top-down (``{"code": "..."}``). A small
   model fixates on the line where the error is raised, whatever the temperature; asking line by line
   (AlphaRepair's masked-line idea) reaches the base case or the bound that is really wrong.
 - ``function``: the whole corrected function (``{"code": "..."}``).
@@ -30,7 +31,7 @@ import json
 import re
 import textwrap
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +39,10 @@ from typing import Literal
 
 from chrysalis.llm.backend import ChatMessage
 from chrysalis.llm.sampling import Sampler
+from chrysalis.repair.evidence import LineEvidence
 from chrysalis.repair.failures import failure_digest
 from chrysalis.repair.localise import Suspect
+from chrysalis.repair.minimise import hunks, minimise, shape
 from chrysalis.repair.mutants import Mutant, mutants
 
 __all__ = ["FORMS", "SAMPLE_FORMS", "Candidate", "CandidateSource", "Form", "narrowings", "parse_forms", "prompt_for"]
@@ -105,6 +108,8 @@ class Candidate:
     seconds: float
     cost: float = 0.0
     """USD the sample cost (``price`` of its tokens; 0 for templates and for models on this machine)."""
+    line: int | None = None
+    """The line a template edits (its test run is evidence about that line: ``evidence.py``)."""
 
 
 class CandidateSource:
@@ -124,6 +129,8 @@ class CandidateSource:
         ``price`` turns a sample's (input, output) tokens into USD (none: free).
         """
         self.price = price
+        self.evidence = LineEvidence()
+        """Which lines to ask about first: the engine's, learnt from the templates' test runs while sampling goes on."""
         self._samplers = {
             "line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=LINE_SCHEMA),
             "at_line": Sampler(sampler.backend, max_tokens=min(sampler.max_tokens, 160), json_schema=CODE_SCHEMA),
@@ -134,7 +141,9 @@ class CandidateSource:
         self.workspace = workspace
         self.failure = failure
         self._turns: Counter[tuple[str, str]] = Counter()
-        """Samples drawn so far per suspect: its next form, and which line its next one-line sample asks about."""
+        """Samples drawn so far per suspect: its next form."""
+        self._asked: defaultdict[tuple[str, str], Counter[int]] = defaultdict(Counter)
+        """Per suspect, how often each line was asked about: the least asked line goes next, and its voter."""
 
     def templates(self, suspect: Suspect, *, variables: bool = False) -> Iterator[Candidate]:
         """The template edits of ``suspect``'s lines (``mutants.py``), suspicious lines first (all index 0).
@@ -147,7 +156,9 @@ class CandidateSource:
             new_lines = [*lines[: mutant.line - 1], _with_newline(mutant, lines), *lines[mutant.line :]]
             new_text = "".join(new_lines)
             diff, changed = _diff(suspect.path, original, new_text)
-            yield Candidate(0, suspect, "template", mutant.edit, new_text, None, diff, changed, 0, 0.0)
+            yield Candidate(
+                0, suspect, "template", mutant.edit, new_text, None, diff, changed, 0, 0.0, line=mutant.line
+            )
 
     async def draw(self, suspect: Suspect, index: int, *, hint: str = "") -> Candidate:
         """Candidate ``index`` for ``suspect``: its form and voter follow the suspect's turn; ``hint`` adds feedback."""
@@ -160,9 +171,11 @@ class CandidateSource:
         messages = prompt_for(suspect, original, self.failure, form, hint)
         sampler, at = self._samplers[form], None
         if form == "line" and voter > 0:
-            order = line_order(original, suspect)
+            order = self.evidence.first(suspect.path, line_order(original, suspect))
             if order:
-                at, voter = order[(voter - 1) % len(order)], (voter - 1) // len(order)
+                asked = self._asked[key]
+                at = min(order, key=lambda line: asked[line])  # the least asked; among those, the first in order
+                voter, asked[at] = asked[at], asked[at] + 1
                 messages = prompt_for(suspect, original, self.failure, form, hint, at=at)
                 sampler = self._samplers["at_line"]
         started = time.perf_counter()
@@ -444,27 +457,6 @@ def _target_line(lines: list[str], suspect: Suspect, line: int, code: str) -> in
     return best[1] if best else None
 
 
-def minimise(original: str, new: str) -> str:
-    """``new`` with every changed hunk that does not change the program put back as it was.
-
-    A model asked for a whole function often re-wraps or rewrites a docstring or a comment; those
-    hunks leave the code the same (equal ASTs, docstrings ignored: a bug fix has no business with
-    them) and are reverted, so the diff shows only the fix. When ``new`` does not parse, a hunk
-    whose reverting makes it parse is reverted too (a docstring the model broke).
-    """
-    old_lines, current = original.splitlines(keepends=True), _docstrings_restored(original, new)
-    changed = True
-    while changed:
-        changed = False
-        for i1, i2, j1, j2 in _hunks(old_lines, current):
-            trial = current[:j1] + old_lines[i1:i2] + current[j2:]
-            now, then = _shape("".join(current)), _shape("".join(trial))
-            if (now is not None and now == then) or (now is None and then is not None and trial != old_lines):
-                current, changed = trial, True
-                break
-    return "".join(current)
-
-
 def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidate]:
     """Each change of a candidate that makes several, alone: a candidate of its own (``index`` on).
 
@@ -477,13 +469,13 @@ def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidat
     if candidate.new_text is None:
         return []
     old, new = original.splitlines(keepends=True), candidate.new_text.splitlines(keepends=True)
-    spans = _hunks(old, new)
+    spans = hunks(old, new)
     if len(spans) < 2:
         return []
     pieces: list[Candidate] = []
     for n, (i1, i2, j1, j2) in enumerate(spans[:MAX_NARROWINGS]):
         text = "".join([*old[:i1], *new[j1:j2], *old[i2:]])
-        if _shape(text) is None:
+        if shape(text) is None:
             continue
         diff, changed = _diff(candidate.suspect.path, original, text)
         reply = f"change {n + 1} of {len(spans)} of candidate #{candidate.index}, alone"
@@ -491,83 +483,6 @@ def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidat
             Candidate(index + len(pieces), candidate.suspect, candidate.form, reply, text, None, diff, changed, 0, 0.0)
         )
     return pieces
-
-
-def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed spans ``(i1, i2, j1, j2)``; a replacement of as many lines as it removes, line by line."""
-    spans: list[tuple[int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            spans += [(i1 + k, i1 + k + 1, j1 + k, j1 + k + 1) for k in range(i2 - i1)]
-        elif tag != "equal":
-            spans.append((i1, i2, j1, j2))
-    return spans
-
-
-def _docstrings_restored(original: str, new: str) -> list[str]:
-    """``new``'s lines with each rewritten or dropped docstring put back as ``original`` has it (by function name)."""
-    lines = new.splitlines(keepends=True)
-    try:
-        old_defs, new_defs = _definitions(ast.parse(original)), _definitions(ast.parse(new))
-    except SyntaxError:
-        return lines
-    old_lines = original.splitlines(keepends=True)
-    edits: list[tuple[int, int, list[str]]] = []
-    for name, node in new_defs.items():
-        old_span, new_span = _docstring_span(old_defs.get(name)), _docstring_span(node)
-        if old_span is None or not node.body:
-            continue
-        restored = old_lines[old_span[0] - 1 : old_span[1]]
-        if new_span is not None:
-            edits.append((new_span[0] - 1, new_span[1], restored))
-        else:  # dropped: insert it above the first statement, at that statement's indentation
-            first = lines[node.body[0].lineno - 1]
-            indent = first[: len(first) - len(first.lstrip())]
-            text = textwrap.indent(textwrap.dedent("".join(restored)), indent)
-            edits.append((node.body[0].lineno - 1, node.body[0].lineno - 1, text.splitlines(keepends=True)))
-    for start, end, replacement in sorted(edits, key=lambda edit: -edit[0]):  # bottom up: spans stay valid
-        lines[start:end] = replacement
-    return lines
-
-
-Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def _definitions(tree: ast.Module) -> dict[str, Definition]:
-    """Each function and class, by qualified name."""
-    found: dict[str, Definition] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                found[prefix + child.name] = child
-                visit(child, prefix + child.name + ".")
-
-    visit(tree, "")
-    return found
-
-
-def _docstring_span(node: Definition | None) -> tuple[int, int] | None:
-    """The line span of ``node``'s docstring, if it has one."""
-    first = node.body[0] if node is not None and node.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return first.lineno, first.end_lineno or first.lineno
-    return None
-
-
-def _shape(text: str) -> str | None:
-    """The program's AST with docstrings emptied; None when it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
-            value = body[0].value
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                value.value = ""
-    return ast.dump(tree)
 
 
 def _with_newline(mutant: Mutant, lines: list[str]) -> str:

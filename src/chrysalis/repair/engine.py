@@ -29,7 +29,8 @@ from chrysalis.events import Event, RepairEnd, RepairRound
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.apply import Authorise, allow_all, apply_winner
 from chrysalis.repair.candidates import FORMS, Candidate, CandidateSource, Form, narrowings
-from chrysalis.repair.choose import choose, contains, normalised, rank, red_flags, test_sources
+from chrysalis.repair.choose import Choice, choose, contains, normalised, rank, red_flags, test_sources
+from chrysalis.repair.evidence import LineEvidence
 from chrysalis.repair.localise import Localisation, Suspect, hinted_first, localise
 from chrysalis.repair.rounds import feedback, next_templates
 from chrysalis.repair.slots import Slots
@@ -153,6 +154,8 @@ class Repairer:
         """When the time limit runs out: no more drawing, and test runs are cut to the time left."""
         self._run_limit = config.test_timeout
         """One test run's timeout: ``test_timeout``, or less once the buggy code's run is timed."""
+        self._evidence = LineEvidence()
+        """How the failing tests reacted to each line's template edits: which line the model is asked about."""
 
     @property
     def run_limit(self) -> float:
@@ -173,6 +176,7 @@ class Repairer:
         located = hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
         source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms, self.price)
+        self._evidence = source.evidence = LineEvidence(located.run.failed)
         tests = test_sources(self.workspace)
         passing: list[Candidate] = []
         failing: list[tuple[Candidate, TestRun]] = []
@@ -235,29 +239,20 @@ class Repairer:
             if passing:
                 break
             hint = feedback(failing)
-        if not passing:
+        choice: Choice | None = None
+        if passing:
+            passing += await self._narrowed(passing, originals, tests, located.run.failed, made)
+            choice = choose(passing, cfg.voting)
+            applied, refusal, problem = await self._apply(choice.winner, originals[choice.winner.suspect.path], apply)
+        else:
             limit = self._spent(time.perf_counter(), cost) or stopped
             spent = f" before the {limit}" if limit else ""
             tried = f", {made - drawn} templates tried" if made > drawn else ""
-            why = f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
-            return self._end(
-                located,
-                started,
-                samples=drawn,
-                templates=made - drawn,
-                tokens=tokens,
-                cost=cost,
-                rounds=rounds,
-                flagged=flagged,
-                problem=why,
-            )
-        passing += await self._narrowed(passing, originals, tests, located.run.failed, made)
-        choice = choose(passing, cfg.voting)
-        applied, refusal, problem = await self._apply(choice.winner, originals[choice.winner.suspect.path], apply)
+            applied, refusal, problem = False, None, f"no candidate passed the tests ({drawn} drawn{tried}{spent})"
         return self._end(
             located,
             started,
-            winner=choice.winner,
+            winner=choice.winner if choice else None,
             applied=applied,
             samples=drawn,
             templates=made - drawn,
@@ -266,8 +261,8 @@ class Repairer:
             rounds=rounds,
             flagged=flagged,
             passed=len(passing),
-            votes=choice.votes,
-            consensus=choice.consensus,
+            votes=choice.votes if choice else 0,
+            consensus=choice.consensus if choice else False,
             problem=problem,
             refusal=refusal,
         )
@@ -406,7 +401,11 @@ class Repairer:
         async with self._slots.slot(normalised(candidate)):
             if time.perf_counter() >= self._deadline:
                 return _Verdict(False, TestRun(self.config.test_command, None, "not run: the time limit was spent"))
-            return await asyncio.to_thread(self._validate, candidate, failed)
+            verdict = await asyncio.to_thread(self._validate, candidate, failed)
+            self._evidence.learn(
+                candidate.suspect.path, candidate.line, verdict.run
+            )  # a template: a mutant of its line
+            return verdict
 
     def _validate(self, candidate: Candidate, failed: tuple[str, ...]) -> _Verdict:
         """In a fresh copy of the workspace: the failing tests first, then the whole suite."""
