@@ -9,7 +9,6 @@ import pytest
 from chrysalis.repair.candidates import (
     Candidate,
     Form,
-    apply_reply,
     line_order,
     module_context,
     narrowings,
@@ -18,6 +17,7 @@ from chrysalis.repair.candidates import (
 )
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.minimise import minimise
+from chrysalis.repair.replies import apply_reply
 from chrysalis.repair.unusable import KINDS, discard_reason
 
 PROGRAM = '''from collections import deque
@@ -169,3 +169,78 @@ def test_every_unusable_reply_is_counted_under_its_kind(form: Form, reply: str, 
     _text, problem = apply_reply(PROGRAM, BFS, form, reply)
     assert (None if problem is None else discard_reason(problem)) == kind, problem
     assert discard_reason("a message no one wrote") == "other" and set(KINDS) >= {"other", "not_json"}
+
+
+GCD = '''def gcd(a, b):
+    """Euclid."""
+    while b:
+        a, b = b, b % a
+    return a
+
+
+def lcm(a, b):
+    """The least common multiple."""
+    return a // gcd(a, b) * b
+'''
+LCM = Suspect("m.py", "lcm", 8, 10, 1.0, (10,), (10,))
+
+
+def test_a_function_reply_may_fix_the_neighbour_it_calls_and_only_the_changed_one_is_applied() -> None:
+    # Asked about lcm, the 1.5B model gave gcd fixed and lcm as it was (the dev set's gcd bug, twice in one run).
+    fixed_gcd = "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a"
+    reply = fixed_gcd + "\n\n\ndef lcm(a, b):\n    return a // gcd(a, b) * b"
+    text, problem = apply_reply(GCD, LCM, "function", json.dumps({"code": reply}))
+    assert problem is None and text == GCD.replace("b, b % a", "b, a % b")  # docstrings kept, lcm untouched
+    alone, _ = apply_reply(GCD, LCM, "function", json.dumps({"code": fixed_gcd}))
+    assert alone == text
+    helper = "def helper(a):\n    return a\n\n\ndef lcm(a, b):\n    return a * b"
+    _none, why = apply_reply(GCD, LCM, "function", json.dumps({"code": helper}))
+    assert why == "the reply is not just the function lcm(): helper() is not in m.py"
+
+
+SORT = '''def merge_sort(xs):
+    """A sorted copy."""
+    if len(xs) == 0:
+        return list(xs)
+    mid = len(xs) // 2
+    return xs[:mid] + xs[mid:]
+'''
+SORT_SUSPECT = Suspect("s.py", "merge_sort", 1, 6, 1.0, (3,), (3, 4, 5, 6))
+
+
+@pytest.mark.parametrize(
+    ("at", "code", "expected"),
+    [
+        (3, "if len(xs) <= 1: return xs", "    if len(xs) <= 1:\n        return xs\n"),  # the block's one line too
+        (3, "if len(xs) <= 1", "    if len(xs) <= 1:\n        return list(xs)\n"),  # the colon put back
+        (4, "return xs[:]}", "    if len(xs) == 0:\n        return xs[:]\n"),  # a brace left from the JSON
+    ],
+)
+def test_one_line_replies_small_models_garble_are_applied_as_meant(at: int, code: str, expected: str) -> None:
+    # Replies the 1.5B model gave on the dev set's merge_sort; each was "does not parse" before.
+    text, problem = apply_reply(SORT, SORT_SUSPECT, "line", json.dumps({"code": code}), at=at)
+    assert problem is None and text == SORT.replace("    if len(xs) == 0:\n        return list(xs)\n", expected)
+
+
+NESTED = '''def has_cycle(graph):
+    """Whether the directed graph has a cycle."""
+    seen = set()
+
+    def visit(node):
+        seen.add(node)
+        return any(visit(n) for n in graph[node] if n not in seen)
+
+    return any(visit(node) for node in graph)
+'''
+VISIT = Suspect("c.py", "has_cycle.visit", 5, 7, 1.0, (7,), (7, 6))
+
+
+def test_asked_about_a_nested_function_a_reply_may_give_back_the_function_around_it() -> None:
+    outer = NESTED.replace('    """Whether the directed graph has a cycle."""\n', "").replace(
+        "seen.add(node)", "seen.add(n)"
+    )
+    text, problem = apply_reply(NESTED, VISIT, "function", json.dumps({"code": outer}))
+    assert problem is None and text == NESTED.replace("seen.add(node)", "seen.add(n)")
+    both = outer + "\n\ndef visit(node):\n    return False\n"  # the outer one and its own inner one: which?
+    _none, why = apply_reply(NESTED, VISIT, "function", json.dumps({"code": both}))
+    assert why == "the reply is not just the function visit()"

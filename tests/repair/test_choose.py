@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from chrysalis.repair.candidates import Candidate, apply_reply
+from chrysalis.repair.candidates import Candidate
 from chrysalis.repair.choose import choose, contains, red_flags
 from chrysalis.repair.localise import Suspect
 from chrysalis.repair.minimise import minimise
+from chrysalis.repair.replies import apply_reply
 from chrysalis.tools.clean_edit import unreachable
 from chrysalis.voting import VotingConfig
 

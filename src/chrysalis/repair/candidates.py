@@ -27,27 +27,23 @@ from __future__ import annotations
 
 import ast
 import difflib
-import json
-import re
-import textwrap
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from chrysalis.llm.backend import ChatMessage
 from chrysalis.llm.sampling import Sampler
 from chrysalis.repair.evidence import LineEvidence
 from chrysalis.repair.failures import failure_digest
 from chrysalis.repair.localise import Suspect
-from chrysalis.repair.minimise import hunks, minimise, shape
+from chrysalis.repair.minimise import hunks, shape
 from chrysalis.repair.mutants import Mutant, mutants
+from chrysalis.repair.replies import Form, apply_reply
 
 __all__ = ["FORMS", "SAMPLE_FORMS", "Candidate", "CandidateSource", "Form", "narrowings", "parse_forms", "prompt_for"]
 
-Form = Literal["line", "function", "diff", "template"]
 FORMS: tuple[Form, ...] = ("line", "function", "line")
 """The forms in turn, by index: two one-line samples (about 1.5 s each here) per whole function (about 6 s)."""
 SAMPLE_FORMS: tuple[Form, ...] = ("line", "function", "diff")
@@ -76,16 +72,19 @@ DIFF_SCHEMA = {
 }
 CODE_SCHEMA = FUNCTION_SCHEMA
 _FORM_ASK: dict[Form, str] = {
-    "line": 'Reply with JSON: {"line": <the number of the buggy line>, "code": "<that line, corrected>"}.',
-    "function": 'Reply with JSON: {"code": "<the whole function, corrected>"}.',
+    "line": (
+        'Reply with JSON: {"line": <the number of the buggy line>, "code": "<that line, corrected>"}. '
+        "The corrected line must differ from the line as it is."
+    ),
+    "function": (
+        'Reply with JSON: {"code": "<the whole function, corrected>"}. '
+        "It must differ from the function as it is: as it is, it fails the tests."
+    ),
     "diff": (
         'Reply with JSON: {"diff": "<a unified diff of the function: a @@ line, then the lines around the '
         'fix starting with a space, the wrong lines starting with -, their corrections starting with +>"}.'
     ),
 }
-_LISTING_NUMBER = re.compile(r"^\s*\d+ \| ?")
-"""``  12 | `` at the start of a diff line: the prompt's numbered listing, copied into the diff."""
-_DIFF_HEADERS = ("---", "+++", "@@", "diff ", "index ", "\\")
 MAX_CONTEXT_LINES = 24
 MAX_NARROWINGS = 8
 """Single changes of a passing candidate tried alone (``narrowings``): each costs a test run."""
@@ -290,171 +289,6 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, line
     docstring = ast.get_docstring(node)
     summary = [f'{indent}"""{docstring.strip().splitlines()[0]}"""'] if docstring else []
     return [*header, *summary, f"{indent}..."]
-
-
-def _without_known_imports(code: str, original: str) -> str:
-    """``code`` without the leading import lines the file already has (models copy them from the context)."""
-    known = {line.strip() for line in original.splitlines() if line.startswith(("import ", "from "))}
-    lines = code.splitlines()
-    while lines and (lines[0].strip() in known or not lines[0].strip()):
-        lines.pop(0)
-    return "\n".join(lines)
-
-
-def _body_off_the_def_line(code: str) -> str:
-    """``def f(a): return a`` as two lines, the way the file writes functions (small models shorten them)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return code
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.end_lineno != node.lineno:
-        return code
-    header = code.splitlines()[node.lineno - 1][: node.body[0].col_offset].rstrip()
-    return "\n    ".join([header, *(ast.get_source_segment(code, stmt) or "" for stmt in node.body)])
-
-
-def _not_the_function(code: str, suspect: Suspect) -> str | None:
-    """Why a whole-function reply is not just the suspect function rewritten (``None`` when it is).
-
-    A reply that adds another function beside it (often a second copy of a helper, which then
-    shadows the real one) or renames it would pass review only by accident.
-    """
-    if suspect.function == "<module>":
-        return None
-    name = suspect.function.rsplit(".", 1)[-1]
-    try:
-        tree = ast.parse(code)
-    except SyntaxError as exc:
-        return f"the reply does not parse: {exc.msg} (line {exc.lineno})"
-    defs = [node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
-    others = [node for node in tree.body if node not in defs]
-    if others or len(defs) != 1 or defs[0].name != name:
-        return f"the reply is not just the function {name}()"
-    return None
-
-
-def apply_reply(
-    original: str, suspect: Suspect, form: Form, reply: str, *, at: int | None = None
-) -> tuple[str | None, str | None]:
-    """``(new file text, None)``, or ``(None, why not)`` when the reply cannot be applied or does not parse.
-
-    ``at`` is the line a ``line`` reply was asked to correct (its reply then has no line number). Either
-    way the number is a hint: the reply lands on the function's line most like it (``_target_line``).
-    """
-    try:
-        data = json.loads(reply, strict=False)  # constrained decoding may put raw newlines inside strings
-        code = str(data["diff" if form == "diff" else "code"])
-        line = (int(data["line"]) if at is None else at) if form == "line" else 0
-    except (ValueError, KeyError, TypeError):
-        return None, "the reply is not the JSON asked for"
-    lines = original.splitlines(keepends=True)
-    if form == "diff":
-        patched, why = apply_hunk(lines, suspect, code)
-        if patched is None:
-            return None, why
-        lines = patched
-    elif form == "line":
-        if "\n" in code.strip():
-            return None, "the reply's code is more than one line"
-        target = _target_line(lines, suspect, line, code)
-        if target is None:
-            return None, _unchanged(suspect, at)
-        old = lines[target - 1]
-        indent = old[: len(old) - len(old.lstrip())]
-        new = code.strip()
-        if old.rstrip().endswith(":") and not new.endswith(":"):
-            new += ":"  # a header's corrected condition, written without its colon (common in small models)
-        lines[target - 1] = indent + new + "\n"
-    else:
-        code = _body_off_the_def_line(_without_known_imports(textwrap.dedent(code.strip("\n")), original))
-        wrong = _not_the_function(code, suspect)
-        if wrong:
-            return None, wrong
-        def_line = lines[suspect.start - 1]
-        indent = def_line[: len(def_line) - len(def_line.lstrip())]
-        body = textwrap.indent(code, indent).rstrip() + "\n"
-        lines[suspect.start - 1 : suspect.end] = body.splitlines(keepends=True)
-    new_text = minimise(original, "".join(lines))
-    try:
-        ast.parse(new_text)
-    except SyntaxError as exc:
-        return None, f"the patched file does not parse: {exc.msg} (line {exc.lineno})"
-    if new_text == original:
-        return None, _unchanged(suspect, at)
-    return new_text, None
-
-
-def _unchanged(suspect: Suspect, at: int | None) -> str:
-    """Why an unchanged reply is unusable; asked about one line, "it is right" is an answer the prompt offers."""
-    if at is not None:
-        return f"the reply keeps line {at} as it is"
-    return f"the reply changes nothing in {suspect.function}"
-
-
-def apply_hunk(lines: list[str], suspect: Suspect, diff: str) -> tuple[list[str] | None, str | None]:
-    """``lines`` with a unified diff's hunk applied inside the suspect function, or ``(None, why not)``.
-
-    The ``@@`` numbers are ignored (small models rarely get them right): the hunk's old side (its
-    context and ``-`` lines, in order) must match consecutive lines of the function, compared
-    without indentation. A line with no marker counts as context. The new lines keep the model's
-    relative indentation, shifted to where the old side matched.
-    """
-    old_side: list[str] = []
-    new_side: list[tuple[str, bool]] = []  # (text, added)
-    for raw in diff.splitlines():
-        if raw.startswith(_DIFF_HEADERS) or not raw.strip():
-            continue
-        marker, text = (raw[0], raw[1:]) if raw[0] in " +-" else (" ", raw)
-        text = _LISTING_NUMBER.sub("", text)
-        if marker in " -":
-            old_side.append(text)
-        if marker in " +":
-            new_side.append((text, marker == "+"))
-    if not any(added for _, added in new_side) and len(old_side) == len(new_side):
-        return None, "the diff adds and removes nothing"
-    if not old_side:
-        return None, "the diff has no context or removed line to place it by"
-    wanted = [text.strip() for text in old_side]
-    for start in range(suspect.start, suspect.end - len(wanted) + 2):
-        if [lines[n - 1].strip() for n in range(start, start + len(wanted))] == wanted:
-            break
-    else:
-        return None, f"the diff's old lines are not in {suspect.function}"
-    first_old = lines[start - 1]
-    shift = _indent(first_old) - _indent(old_side[0])
-    kept = iter(lines[start - 1 : start - 1 + len(wanted)])
-    replacement: list[str] = []
-    for text, added in new_side:
-        if not added:  # context: the file's own line, as it is
-            replacement.append(next(line for line in kept if line.strip() == text.strip()))
-            continue
-        replacement.append(" " * max(0, _indent(text) + shift) + text.strip() + "\n")
-    return [*lines[: start - 1], *replacement, *lines[start - 1 + len(wanted) :]], None
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" "))
-
-
-def _target_line(lines: list[str], suspect: Suspect, line: int, code: str) -> int | None:
-    """The line a one-line fix replaces: the function's line most like the new code, the given number breaking ties.
-
-    Small models often give the right corrected line with a wrong number (one off), so the number is
-    a hint and the text decides; a line that already reads like the new code is no target.
-    """
-    new = code.strip()
-    if any(lines[n - 1].strip() == new for n in range(suspect.start, suspect.end + 1)):
-        return None  # the reply repeats a line the function has: no change it could mean
-    best: tuple[float, int] | None = None
-    for n in range(suspect.start + 1, suspect.end + 1):
-        old = lines[n - 1].strip()
-        if not old or old == new:
-            continue
-        score = difflib.SequenceMatcher(None, old, new).ratio() - 0.02 * abs(n - line)
-        if best is None or score > best[0]:
-            best = (score, n)
-    return best[1] if best else None
 
 
 def narrowings(original: str, candidate: Candidate, index: int) -> list[Candidate]:

@@ -13,7 +13,7 @@ import ast
 import difflib
 import textwrap
 
-__all__ = ["hunks", "minimise", "shape"]
+__all__ = ["Definition", "hunks", "minimise", "shape"]
 
 
 def minimise(original: str, new: str) -> str:

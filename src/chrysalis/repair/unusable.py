@@ -1,6 +1,6 @@
 """Why a sampled reply could not be used, by kind: so a round can say where its samples went.
 
-``candidates.apply_reply`` explains each unusable reply in a sentence for the trace; the round's
+``replies.apply_reply`` explains each unusable reply in a sentence for the trace; the round's
 event (``repair_round``'s ``unusable_by``) counts them by kind, which is what a reader comparing
 models or prompts needs ("9 of 10 discarded" says nothing; "8 did not parse" says what to fix).
 ``kept_line`` is a reply to "correct line N, or repeat it if it is right" that repeated it: an answer
@@ -24,7 +24,7 @@ _DISCARDS = (
     ("the diff's old lines are not in", "outside_the_function"),
     ("the diff has no context", "not_placed"),
 )
-"""Each reason ``candidates.apply_reply`` gives for an unusable reply, by the start of its message, and its kind."""
+"""Each reason ``replies.apply_reply`` gives for an unusable reply, by the start of its message, and its kind."""
 
 
 def discard_reason(problem: str | None) -> str:
