@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -273,3 +274,35 @@ def test_the_cli_streams_plan_events_as_json(workspace: Path, chrysalis_home: Pa
 
 def test_the_cli_refuses_an_empty_task(workspace: Path, chrysalis_home: Path) -> None:
     assert_clean_error(chrysalis_cli("decompose", " ", "--workspace", str(workspace)), 2, "task is empty")
+
+
+def test_a_vcs_leaf_commits_under_the_embedded_default_profile(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The embedded models' default profile, coder, has no git tool; a vcs leaf gets its own profile's,
+    # narrowed by the level and mode alone (issue 35).
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    for key in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{key}_NAME", "Test")
+        monkeypatch.setenv(f"GIT_{key}_EMAIL", "test@example.com")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=workspace, check=True)
+    (workspace / "calc.py").write_text("def subtract(a, b):\n    return a - b\n")  # the run's check: tests pass
+    offered: list[set[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if info.output_tools:  # the planner: the task is one step
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, ATOMIC)])
+        offered.append({tool.name for tool in info.function_tools})
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("git_commit", {"message": "Add calc"})])
+        return ModelResponse(parts=[TextPart("committed")])
+
+    settings = load_settings({"workspace": workspace, "level": 2, "mode": "code", "yes": True, "profile": "coder"})
+    session = AgentSession(settings, model=FunctionModel(respond), on_event=lambda _event: None)
+    try:
+        result = asyncio.run(Decomposer(session).run("commit calc.py and its tests"))
+    finally:
+        session.close()
+    assert result.success and "git_commit" in offered[0] and "edit_file" not in offered[0]
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=workspace, capture_output=True, text=True, check=True)
+    assert log.stdout.strip() == "Add calc"

@@ -203,9 +203,17 @@ class SessionModels:
         return model if self._durability is None else self._durability.wrap_model(model)
 
     def for_child(self, settings: Settings, profile: str) -> tuple[Model, Model | None, dict[str, ToolSpec]]:
-        """A sub-agent's model and judge (this session's) and its tools: those of ``profile`` this session has."""
+        """A sub-agent's model and judge (this session's) and its tools: those ``profile`` names.
+
+        The child's level and mode (never wider than this session's) decide which of them are offered
+        and which calls run, as for any run: a ``vcs`` leaf under the embedded default (whose own
+        profile, ``coder``, has no git tools) can commit when the level allows it. Tools a caller
+        gave this session (``tools=``) are a limit the caller chose: then only those of them.
+        """
         wanted = profile_tools(profile)
-        return self.model(settings), self._judge_model, {n: s for n, s in self.tools.items() if n in wanted}
+        if self._tools_given:
+            wanted = {name: spec for name, spec in wanted.items() if name in self.tools}
+        return self.model(settings), self._judge_model, wanted
 
     def reset(self, settings: Settings) -> None:
         """Forget the built model so the next run builds it from the (changed) settings."""

@@ -7,8 +7,9 @@ answer, steps and cost; ``cancel_agent(id)`` stops it. Several run concurrently 
 event loop, each with its own context (a fresh history and system prompt).
 
 A sub-agent can only narrow its parent's policy: the same workspace and rules, a level no higher, a
-mode whose effects the parent's mode has, and tools that are both in its profile and offered to the
-parent. A request for more is refused with what the parent allows. Its budget is carved from the
+mode whose effects the parent's mode has, and its profile's tools, of which its own level and mode
+decide what is offered and what runs (only tools the parent's caller gave it, if the caller chose them).
+A request for a wider level or mode is refused with what the parent allows. Its budget is carved from the
 parent's: half of what is left after the parent's own spending and the other live sub-agents'
 shares, and what it spends is added to the parent's run. Its events go to the same stream and traces
 with its own ``run_id``; its ``start`` event names the ``parent_run_id``. When the parent's run ends
