@@ -7,6 +7,7 @@ import json
 import re
 import sqlite3
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from chrysalis.config import load_settings
 from chrysalis.decomposition.run import Decomposer, DecompositionResult, leaf_profile
 from chrysalis.events import Event, PlanEnd, PlanNodeEvent, Start
 from chrysalis.llm.testing import ScriptedOpenAIServer, ScriptedReply
+from chrysalis.stores import Stores
+from chrysalis.stores.patterns import Pattern
 from tests.helpers import assert_clean_error
 from tests.helpers import chrysalis as chrysalis_cli
 
@@ -306,3 +309,22 @@ def test_a_vcs_leaf_commits_under_the_embedded_default_profile(
     assert result.success and "git_commit" in offered[0] and "edit_file" not in offered[0]
     log = subprocess.run(["git", "log", "--format=%s"], cwd=workspace, capture_output=True, text=True, check=True)
     assert log.stdout.strip() == "Add calc"
+
+
+def test_a_pattern_keeps_how_it_fared_and_a_close_one_that_keeps_failing_is_not_replayed(workspace: Path) -> None:
+    plans = {"add tests for the parser module": split("read the parser module", "write tests for the parser")}
+    decompose(workspace, World(plans), "add tests for the parser module", priority="fast")
+    with Stores.open(load_settings({"workspace": workspace}).home) as stores:
+        (own,) = stores.patterns.elites()
+        assert (own.successes, own.failures, own.runs) == (1, 0, 1) and (own.mean_seconds or 0) > 0
+        second, _ = decompose(workspace, World({}), "add tests for the lexer module", priority="fast")
+        assert second.replayed == own.task
+        (replayed,) = [p for p in stores.patterns.elites() if p.task == own.task]
+        assert (replayed.successes, replayed.failures) == (2, 0)
+        for _ in range(4):
+            stores.patterns.record(replayed, success=False, seconds=1.0)
+        worked = Pattern("other", "d1-b2", "add tests for parser", "fast", [{"task": "x", "depth": 1}], {}, 0.1)
+        stores.patterns.offer(replace(worked, task_type=replayed.task_type, successes=3, total_seconds=3.0))
+    # Closer in words, but it failed 4 of its 6 runs: the one that worked 3 of 3 is replayed instead.
+    third, _ = decompose(workspace, World({}), "add tests for the parser module again", priority="fast")
+    assert third.replayed == "add tests for parser"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.stores import Stores
-from chrysalis.stores.db import SCHEMA_VERSION
+from chrysalis.stores.db import MIGRATIONS
 
 
 def _jsonl(home: Path) -> list[dict[str, object]]:
@@ -109,10 +109,11 @@ def test_decompositions_recorded_before_are_marked_as_their_plan_end_says(home: 
             stores.traces.record(run_id, {"type": "start", "task": run_id})
             stores.traces.record(run_id, {"type": "plan_end", "success": success, "output": "", "phenotype": {}})
         stores.traces.record("going", {"type": "start", "task": "still going"})
+    before = next(n for n, statements in enumerate(MIGRATIONS) if "plan_end" in statements[0])
     conn = sqlite3.connect(home / "chrysalis.db")
-    with conn:  # as an older Chrysalis left them: every decomposition unfinished, one schema version back
+    with conn:  # as an older Chrysalis left them: every decomposition unfinished, the schema from before the fix
         conn.execute("UPDATE trace_runs SET status = 'unfinished', success = NULL")
-        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION - 1,))
+        conn.execute("UPDATE schema_version SET version = ?", (before,))
     conn.close()
     with Stores.open(home) as stores:
         shown = {run.run_id: (run.status, run.success) for run in stores.traces.runs()}

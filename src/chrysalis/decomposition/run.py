@@ -118,6 +118,9 @@ class Decomposer:
             if late:
                 explosions.append(f"{late} after execution")
             success = all(leaf.status == "done" for leaf in root.leaves())
+            seconds = time.perf_counter() - started
+            if replay is not None:
+                self.session.stores.patterns.record(replay, success=success, seconds=seconds)
             archived = success and self.session.stores.patterns.offer(
                 Pattern(
                     task_type=kind,
@@ -127,6 +130,8 @@ class Decomposer:
                     steps=root.steps(),
                     phenotype=phenotype.to_json(),
                     score=score(phenotype),
+                    successes=1,
+                    total_seconds=seconds,
                 )
             )
             self.session.emit(
@@ -202,15 +207,21 @@ class Decomposer:
         return root, explosions
 
     def _nearest(self, task: str, kind: str) -> Pattern | None:
-        """The archived elite of this task type whose task shares the most words with ``task`` (none: no replay)."""
+        """The archived elite of this task type to replay: close to ``task`` and good at being replayed.
+
+        Closeness is the share of words the tasks have in common (above 0.2, or no replay); the rank is
+        closeness times the pattern's chance of success on record (``Pattern.success_estimate``), then
+        its score: a close pattern that kept failing when replayed loses to a less close one that worked.
+        """
         words = set(_WORD.findall(task.lower()))
-        best: tuple[float, Pattern] | None = None
+        best: tuple[float, float, Pattern] | None = None
         for pattern in self.session.stores.patterns.elites(kind):
             theirs = set(_WORD.findall(pattern.task.lower()))
             overlap = len(words & theirs) / max(1, len(words | theirs))
-            if overlap > 0.2 and (best is None or (overlap, pattern.score) > (best[0], best[1].score)):
-                best = (overlap, pattern)
-        return best[1] if best else None
+            rank = (overlap * pattern.success_estimate, pattern.score)
+            if overlap > 0.2 and (best is None or rank > best[:2]):
+                best = (*rank, pattern)
+        return best[2] if best else None
 
     # -- execution ---------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ database is upgraded in place and a database from a newer Chrysalis is refused w
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -140,8 +141,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             WHERE t.run_id = trace_runs.run_id AND t.type = 'plan_end' ORDER BY t.id DESC LIMIT 1)
         WHERE status = 'unfinished' AND run_id IN (SELECT run_id FROM traces WHERE type = 'plan_end')""",
     ),
+    (
+        # How each archived pattern fared (issue 35): its own run, then each run that replayed it. Rows from
+        # before have no record (0 and 0: unknown, not failed).
+        "ALTER TABLE decomposition_patterns ADD COLUMN successes INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE decomposition_patterns ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE decomposition_patterns ADD COLUMN total_seconds REAL NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+_ADD_COLUMN = re.compile(r"^ALTER TABLE (\w+) ADD COLUMN (\w+)", re.IGNORECASE)
+
+
+def _adds_existing_column(conn: sqlite3.Connection, statement: str) -> bool:
+    """``ALTER TABLE t ADD COLUMN c`` where ``t`` has ``c`` already: SQLite has no ``IF NOT EXISTS`` for it.
+
+    Like the tables' ``IF NOT EXISTS``, this lets a database whose version was set back (or a
+    branch's, numbered otherwise) run a migration again.
+    """
+    match = _ADD_COLUMN.match(statement)
+    if match is None:
+        return False
+    return any(row[1] == match[2] for row in conn.execute(f"PRAGMA table_info({match[1]})"))
 
 
 def _move_aside_hint(path: Path) -> str:
@@ -215,7 +238,8 @@ class Database:
                 raise ConfigError(_newer_schema_message(self.path, current))
             for statements in MIGRATIONS[current:]:
                 for statement in statements:
-                    conn.execute(statement)
+                    if not _adds_existing_column(conn, statement):
+                        conn.execute(statement)
             if row is None:
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             elif current < SCHEMA_VERSION:
