@@ -328,3 +328,41 @@ def test_a_pattern_keeps_how_it_fared_and_a_close_one_that_keeps_failing_is_not_
     # Closer in words, but it failed 4 of its 6 runs: the one that worked 3 of 3 is replayed instead.
     third, _ = decompose(workspace, World({}), "add tests for the parser module again", priority="fast")
     assert third.replayed == "add tests for parser"
+
+
+def test_a_node_whose_children_keep_failing_is_rolled_back_while_running_and_runs_whole(workspace: Path) -> None:
+    # Each "broken" leaf writes a file and ends with the tests failing (calc.py's bug): 0 of 2 is below
+    # fast's 0.5, so the third child never starts, the two files are put back and the node runs whole.
+    plans = {"tidy the project": split("write broken a", "write broken b", "say hello")}
+    leaves: list[str] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = user_text(messages)
+        if info.output_tools:
+            answer = plans.get(re.search(r"^task: (.*)$", prompt, re.MULTILINE)[1], ATOMIC)  # type: ignore[index]
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, answer)])
+        if len(messages) == 1:
+            leaves.append(prompt)
+        if prompt.startswith("write broken") and len(messages) == 1:
+            name = f"notes_{prompt[-1]}.txt"
+            return ModelResponse(parts=[ToolCallPart("write_file", {"path": name, "content": "x\n"})])
+        return ModelResponse(parts=[TextPart(f"did {prompt}")])
+
+    events: list[Event] = []
+    settings = load_settings({"workspace": workspace, "level": 2, "mode": "code", "yes": True, "priority": "fast"})
+    session = AgentSession(settings, model=FunctionModel(respond), on_event=events.append)
+    try:
+        decomposer = Decomposer(session, concurrency=1)
+        result = asyncio.run(decomposer.run("tidy the project"))
+    finally:
+        session.close()
+    assert leaves == ["write broken a", "write broken b", "tidy the project"]
+    assert result.success and result.output == "did tidy the project"
+    assert [e for e in result.explosions if "during execution" in e] == [
+        f"diminishing-returns at {result.tree.id} during execution (0.00 < 0.5)"
+    ]
+    assert not (workspace / "notes_a.txt").exists() and not (workspace / "notes_b.txt").exists()
+    final = {n.task: (n.op, n.status) for n in nodes(events).values()}
+    assert final["say hello"] == ("spawn", "pruned") and final["write broken a"][1] == "pruned"
+    assert final["tidy the project"] == ("inline", "done")
+    assert decomposer.checkpoints.reasons == ["initial", "pre-branch", "pre-branch", "pre-branch", "pre-branch"]

@@ -3,11 +3,14 @@
 1. **Select**: the archive's elite for the task type whose task shares the most words with this one
    (nearest neighbour) is replayed as a hint to the planner ("a similar task was split as ...").
 2. **Plan**, breadth first: each node is split (or declared atomic) by the ``Planner``, voted at
-   the priority's level. After each split the phenotype is checked against the priority's limits;
-   an explosion (depth, breadth, cost, context) rolls the tree back to the last checkpoint and marks
-   the node ``inline``: it will run whole, as one leaf. A node at the depth limit is ``inline`` too.
-3. **Execute**: every leaf runs as a sub-agent (``AgentSession.child``, the leaf's profile, the
-   parent's policy), a few at a time. Spending past the cost limit cancels the leaves still to run.
+   the priority's level. A ``pre-branch`` checkpoint is pushed before each split (``checkpoints.py``).
+   After each split the phenotype is checked against the priority's limits; an explosion (depth,
+   breadth, cost, context) rolls the tree back to the node's ``pre-branch`` checkpoint and marks the
+   node ``inline``: it will run whole, as one leaf. A node at the depth limit is ``inline`` too.
+3. **Execute** (``execute.py``): every leaf runs as a sub-agent (``AgentSession.child``, the leaf's
+   profile, the parent's policy), a few at a time. A split node whose children's rolling success
+   rate falls below the limit is rolled back while the work goes on (its children pruned, their
+   files put back) and runs whole. Spending past the cost limit cancels the leaves still to run.
 4. **Merge**: each split node's answer is its children's answers, in order; the root's is the result.
 5. **Archive**: a plan whose leaves all succeeded is offered to the MAP-Elites archive (one elite per
    task type and phenotype bin), where it may be replayed for the next similar task.
@@ -19,7 +22,6 @@ and leaves each one's run recorded.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 import uuid
@@ -27,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.learning import task_type
+from chrysalis.decomposition.checkpoints import CheckpointStack
+from chrysalis.decomposition.execute import Spend, TreeRunner
 from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
 from chrysalis.decomposition.planner import Planner
-from chrysalis.errors import ChrysalisError
 from chrysalis.events import PlanEnd, PlanNodeEvent, Start
 from chrysalis.evolve.priority import DecompositionLimits, PriorityPlan, plan_for
 from chrysalis.stores.patterns import Pattern
@@ -67,12 +70,6 @@ class DecompositionResult:
     replayed: str | None = None
 
 
-@dataclass
-class _Spend:
-    cost_usd: float = 0.0
-    context: int = 0
-
-
 class Decomposer:
     """Runs one task by geometric decomposition, with ``session`` as the parent of every sub-agent."""
 
@@ -85,7 +82,8 @@ class Decomposer:
         self.planner = planner or Planner(session.model, VotingConfig.level(self.plan.voting))
         self.concurrency = concurrency
         self.run_id = uuid.uuid4().hex[:12]
-        self._spend = _Spend()
+        self._spend = Spend()
+        self.checkpoints = CheckpointStack()
 
     async def run(self, task: str) -> DecompositionResult:
         """Plan, execute, merge and archive ``task``; cancelling it cancels every running leaf."""
@@ -111,7 +109,17 @@ class Decomposer:
         try:
             replay = self._nearest(task, kind)
             root, explosions = await self._plan(task, replay)
-            await self._execute(root, explosions)
+            runner = TreeRunner(
+                self.session,
+                self.run_id,
+                self.limits,
+                spend=self._spend,
+                checkpoints=self.checkpoints,
+                explosions=explosions,
+                node_event=lambda node, detail: self._node(node, detail=detail),
+                concurrency=self.concurrency,
+            )
+            await runner.run(root)
             output = _merge(root)
             phenotype = DecompositionPhenotype.of(root, cost_usd=self._spend.cost_usd, context=self._spend.context)
             late = explosion(phenotype, self.limits)
@@ -168,7 +176,7 @@ class Decomposer:
         self._node(root)
         hint = _hint(replay)
         explosions: list[str] = []
-        checkpoint = (root.snapshot(), self._spend.context)
+        self.checkpoints.push(root, self._spend.context, "initial", root)
         queue = [root.id]
         while queue:
             node = root.find(queue.pop(0))
@@ -176,6 +184,7 @@ class Decomposer:
                 node.op = "inline"
                 self._node(node, detail=f"depth limit {self.limits.max_depth}: runs whole")
                 continue
+            self.checkpoints.push(root, self._spend.context, "pre-branch", node)
             split = await self.planner.split(node.task, max_subtasks=self.limits.max_breadth, hint=hint)
             self._spend.cost_usd += split.cost_usd
             self._spend.context += split.tokens
@@ -193,16 +202,15 @@ class Decomposer:
                 for child in node.children:
                     child.status = "pruned"
                     self._node(child, detail=f"rolled back: {boom} past its limit")
-                root, self._spend.context = checkpoint[0].snapshot(), checkpoint[1]
+                checkpoint = self.checkpoints.before_split(node.id)
+                root, self._spend.context = checkpoint.tree.snapshot(), checkpoint.context
                 kept = root.find(node.id)
                 kept.op = "inline"
-                self._node(kept, detail=f"explosion ({boom}): rolled back to the last checkpoint; runs whole")
-                checkpoint = (root.snapshot(), self._spend.context)  # the pruned plan is the last good one now
+                self._node(kept, detail=f"explosion ({boom}): rolled back to its pre-branch checkpoint; runs whole")
                 continue
             self._node(node, detail=f"split into {len(node.children)} ({split.detail})")
             for child in node.children:
                 self._node(child)
-            checkpoint = (root.snapshot(), self._spend.context)
             queue.extend(child.id for child in node.children)
         return root, explosions
 
@@ -222,50 +230,6 @@ class Decomposer:
             if overlap > 0.2 and (best is None or rank > best[:2]):
                 best = (*rank, pattern)
         return best[2] if best else None
-
-    # -- execution ---------------------------------------------------------------------------------
-
-    async def _execute(self, root: PlanNode, explosions: list[str]) -> None:
-        gate = asyncio.Semaphore(self.concurrency)
-        leaves = root.leaves()
-
-        async def run(leaf: PlanNode) -> None:
-            async with gate:
-                if self._spend.cost_usd > self.limits.max_cost_usd:
-                    leaf.status = "cancelled"
-                    self._node(leaf, detail="not run: the cost limit was passed")
-                    return
-                await self._run_leaf(leaf)
-                if self._spend.cost_usd > self.limits.max_cost_usd and not any("cost" in e for e in explosions):
-                    explosions.append(f"cost during execution (${self._spend.cost_usd:.4f})")
-
-        runners = [asyncio.create_task(run(leaf), name=f"chrysalis leaf {leaf.id}") for leaf in leaves]
-        try:
-            await asyncio.gather(*runners)
-        finally:
-            for runner in runners:
-                runner.cancel()
-            await asyncio.gather(*runners, return_exceptions=True)
-
-    async def _run_leaf(self, leaf: PlanNode) -> None:
-        child = self.session.child(self.session.settings, leaf.profile, parent_run_id=self.run_id)
-        leaf.status = "running"
-        self._node(leaf)
-        try:
-            result = await child.run(leaf.task)
-            leaf.answer, leaf.status = result.output, "done" if result.success else "failed"
-            detail = result.output if result.success else (result.problem or result.output)
-        except ChrysalisError as exc:
-            leaf.answer, leaf.status, detail = str(exc), "failed", str(exc)
-        except asyncio.CancelledError:
-            leaf.status, detail = "cancelled", "cancelled"
-            raise
-        finally:
-            leaf.run_id = child.last_run_id
-            leaf.cost_usd = child.total_cost_usd
-            self._spend.cost_usd += child.total_cost_usd
-            self._spend.context += child.total_tokens
-            self._node(leaf, detail=detail)
 
     def _node(self, node: PlanNode, *, detail: str = "") -> None:
         self.session.emit(
