@@ -76,7 +76,7 @@ def test_the_summary_compares_configurations_on_the_bugs_all_of_them_attempted()
 
 
 def test_the_unusable_share_counts_kept_lines_and_also_reports_them_apart() -> None:
-    rows = [
+    rows: list[dict[str, object]] = [
         {"bug": "a", "samples": 10, "unusable": 4, "unusable_by": {"kept_line": 3, "not_json": 1}},
         {"bug": "b", "samples": 10, "unusable": 1, "unusable_by": {"does_not_parse": 1}},
         {"bug": "c", "samples": None},  # a templates row: no samples, not counted

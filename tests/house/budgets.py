@@ -28,12 +28,12 @@ ALLOWED_MODULES: dict[str, int] = {
 """Module (path under src/chrysalis) -> its lines today; the target of each is MODULE_LINES."""
 
 ALLOWED_FUNCTIONS: dict[str, int] = {
-    "repair/engine.py:Repairer.run": 115,
+    "repair/engine.py:Repairer.run": 104,
     "evolve/predict.py:run_module": 81,
     "cli/commands/run.py:run": 78,
     "cli/fix_cmd.py:fix_command": 69,
     "server/http/routes.py:add_routes": 77,
-    "decomposition/run.py:Decomposer.run": 68,
+    "decomposition/run.py:Decomposer.run": 58,
     "capabilities/knowledge/tools.py:kg_tools": 65,
     "server/dashboard/views.py:_archive": 61,
     "decomposition/planner.py:Planner.split": 59,

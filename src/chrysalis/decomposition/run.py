@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.learning import task_type
@@ -109,39 +109,14 @@ class Decomposer:
         try:
             replay = self._nearest(task, kind)
             root, explosions = await self._plan(task, replay)
-            runner = TreeRunner(
-                self.session,
-                self.run_id,
-                self.limits,
-                spend=self._spend,
-                checkpoints=self.checkpoints,
-                explosions=explosions,
-                node_event=lambda node, detail: self._node(node, detail=detail),
-                concurrency=self.concurrency,
-            )
-            await runner.run(root)
+            await self._runner(explosions).run(root)
             output = _merge(root)
             phenotype = DecompositionPhenotype.of(root, cost_usd=self._spend.cost_usd, context=self._spend.context)
             late = explosion(phenotype, self.limits)
             if late:
                 explosions.append(f"{late} after execution")
             success = all(leaf.status == "done" for leaf in root.leaves())
-            seconds = time.perf_counter() - started
-            if replay is not None:
-                self.session.stores.patterns.record(replay, success=success, seconds=seconds)
-            archived = success and self.session.stores.patterns.offer(
-                Pattern(
-                    task_type=kind,
-                    bin=phenotype_bin(phenotype),
-                    task=task,
-                    priority=s.priority,
-                    steps=root.steps(),
-                    phenotype=phenotype.to_json(),
-                    score=score(phenotype),
-                    successes=1,
-                    total_seconds=seconds,
-                )
-            )
+            archived = self._archive(task, kind, root, phenotype, replay, success, time.perf_counter() - started)
             self.session.emit(
                 PlanEnd(
                     run_id=self.run_id,
@@ -213,6 +188,39 @@ class Decomposer:
                 self._node(child)
             queue.extend(child.id for child in node.children)
         return root, explosions
+
+    def _archive(
+        self,
+        task: str,
+        kind: str,
+        root: PlanNode,
+        phenotype: DecompositionPhenotype,
+        replay: Pattern | None,
+        success: bool,
+        seconds: float,
+    ) -> bool:
+        """Record the replayed pattern's outcome, and offer a plan that succeeded to the archive: kept or not."""
+        patterns = self.session.stores.patterns
+        if replay is not None:
+            patterns.record(replay, success=success, seconds=seconds)
+        if not success:
+            return False
+        steps, bin_ = root.steps(), phenotype_bin(phenotype)
+        mine = Pattern(kind, bin_, task, self.session.settings.priority, steps, phenotype.to_json(), score(phenotype))
+        return patterns.offer(replace(mine, successes=1, total_seconds=seconds))
+
+    def _runner(self, explosions: list[str]) -> TreeRunner:
+        """What executes the plan (``execute.py``), under this decomposition's limits, spending and checkpoints."""
+        return TreeRunner(
+            self.session,
+            self.run_id,
+            self.limits,
+            spend=self._spend,
+            checkpoints=self.checkpoints,
+            explosions=explosions,
+            node_event=lambda node, detail: self._node(node, detail=detail),
+            concurrency=self.concurrency,
+        )
 
     def _nearest(self, task: str, kind: str) -> Pattern | None:
         """The archived elite of this task type to replay: close to ``task`` and good at being replayed.
