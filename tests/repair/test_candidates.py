@@ -244,3 +244,12 @@ def test_asked_about_a_nested_function_a_reply_may_give_back_the_function_around
     both = outer + "\n\ndef visit(node):\n    return False\n"  # the outer one and its own inner one: which?
     _none, why = apply_reply(NESTED, VISIT, "function", json.dumps({"code": both}))
     assert why == "the reply is not just the function visit()"
+
+
+def test_a_function_reply_without_the_decorators_keeps_the_files() -> None:
+    body = "    return n if n < 2 else fib(n - 1) + fib(n - 1)\n"
+    decorated = "import functools\n\n\n@functools.cache\ndef fib(n):\n" + body
+    suspect = Suspect("f.py", "fib", 5, 6, 1.0, (6,), (6,))
+    reply = "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)"
+    text, problem = apply_reply(decorated, suspect, "function", json.dumps({"code": reply}))
+    assert problem is None and text == decorated.replace("fib(n - 1)\n", "fib(n - 2)\n")

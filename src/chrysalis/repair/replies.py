@@ -70,14 +70,15 @@ def _functions_replaced(original: str, suspect: Suspect, code: str) -> tuple[lis
     siblings = _siblings(original, suspect)
     unknown = [node.name for node in defs if node.name not in siblings]
     spans = sorted(siblings[node.name] for node in defs if node.name in siblings)
-    nested = any(later[0] <= earlier[1] for earlier, later in itertools.pairwise(spans))  # a function and its own
+    nested = any(later[0] <= earlier[2] for earlier, later in itertools.pairwise(spans))  # a function and its own
     if not defs or len(defs) != len(tree.body) or unknown or nested:
         extra = f": {unknown[0]}() is not in {suspect.path}" if unknown and unknown[0] != name else ""
         return None, f"the reply is not just the function {name}(){extra}"
     lines, code_lines = original.splitlines(keepends=True), code.splitlines()
     for node in sorted(defs, key=lambda node: -siblings[node.name][0]):  # bottom up: spans stay valid
-        start, end = siblings[node.name]
-        def_line = lines[start - 1]
+        decorated, def_at, end = siblings[node.name]
+        start = decorated if node.decorator_list else def_at  # a reply without decorators keeps the file's
+        def_line = lines[def_at - 1]
         indent = def_line[: len(def_line) - len(def_line.lstrip())]
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         text = textwrap.indent("\n".join(code_lines[first - 1 : node.end_lineno]), indent).rstrip() + "\n"
@@ -85,19 +86,19 @@ def _functions_replaced(original: str, suspect: Suspect, code: str) -> tuple[lis
     return lines, None
 
 
-def _siblings(original: str, suspect: Suspect) -> dict[str, tuple[int, int]]:
+def _siblings(original: str, suspect: Suspect) -> dict[str, tuple[int, int, int]]:
     """The functions in each scope around the suspect (its module's, then its class's or outer function's), by name.
 
-    Values are line spans with decorators. An outer function is there too: asked about a nested
-    ``visit``, small models give back the whole function around it.
+    Values are (first decorator's line, ``def`` line, last line). An outer function is there too:
+    asked about a nested ``visit``, small models give back the whole function around it.
     """
     body: list[ast.stmt] = ast.parse(original).body
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int, int]] = {}
     for part in suspect.function.split("."):
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found[node.name] = (start, node.end_lineno or node.lineno)
+                found[node.name] = (start, node.lineno, node.end_lineno or node.lineno)
         holder = next((n for n in body if isinstance(n, Definition) and n.name == part), None)
         body = holder.body if holder is not None else []
     return found
