@@ -124,9 +124,16 @@ class Fleet:
         with self._lock:
             for worker in self.alive:
                 worker.send_signal(signal.SIGINT)
-            codes = [worker.wait(timeout=120) for worker in self.alive]
-            for log in self._files:
-                log.close()
+            try:
+                codes = [worker.wait(timeout=120) for worker in self.alive]
+            except subprocess.TimeoutExpired:
+                for worker in self.alive:  # one that missed Ctrl-C must not outlive the run (or poison the next)
+                    worker.kill()
+                    worker.wait()
+                raise
+            finally:
+                for log in self._files:
+                    log.close()
             return codes
 
     def logged_done(self) -> Counter[str]:
