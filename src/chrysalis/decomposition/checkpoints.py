@@ -53,6 +53,3 @@ class CheckpointStack:
     def reasons(self) -> list[Reason]:
         """Each checkpoint's reason, oldest first."""
         return [checkpoint.reason for checkpoint in self._stack]
-
-    def __len__(self) -> int:
-        return len(self._stack)

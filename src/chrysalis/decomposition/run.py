@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.learning import task_type
 from chrysalis.decomposition.checkpoints import CheckpointStack
-from chrysalis.decomposition.execute import Spend, TreeRunner
+from chrysalis.decomposition.execute import Spend, TreeRunner, succeeded
 from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
 from chrysalis.decomposition.planner import Planner
 from chrysalis.events import PlanEnd, PlanNodeEvent, Start
@@ -115,7 +115,7 @@ class Decomposer:
             late = explosion(phenotype, self.limits)
             if late:
                 explosions.append(f"{late} after execution")
-            success = all(leaf.status == "done" for leaf in root.leaves())
+            success = succeeded(root)
             archived = self._archive(task, kind, root, phenotype, replay, success, time.perf_counter() - started)
             self.session.emit(
                 PlanEnd(

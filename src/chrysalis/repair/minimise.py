@@ -13,7 +13,7 @@ import ast
 import difflib
 import textwrap
 
-__all__ = ["Definition", "hunks", "minimise", "shape"]
+__all__ = ["Definition", "definitions", "first_line", "hunks", "minimise", "shape"]
 
 
 def minimise(original: str, new: str) -> str:
@@ -52,7 +52,7 @@ def _docstrings_restored(original: str, new: str) -> list[str]:
     """``new``'s lines with each rewritten or dropped docstring put back as ``original`` has it (by function name)."""
     lines = new.splitlines(keepends=True)
     try:
-        old_defs, new_defs = _definitions(ast.parse(original)), _definitions(ast.parse(new))
+        old_defs, new_defs = definitions(ast.parse(original)), definitions(ast.parse(new))
     except SyntaxError:
         return lines
     old_lines = original.splitlines(keepends=True)
@@ -77,7 +77,12 @@ def _docstrings_restored(original: str, new: str) -> list[str]:
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-def _definitions(tree: ast.Module) -> dict[str, Definition]:
+def first_line(node: Definition) -> int:
+    """Where a definition starts: its first decorator's line, else its ``def`` or ``class`` line."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def definitions(tree: ast.Module) -> dict[str, Definition]:
     """Each function and class, by qualified name."""
     found: dict[str, Definition] = {}
 

@@ -20,7 +20,7 @@ import textwrap
 from typing import Literal
 
 from chrysalis.repair.localise import Suspect
-from chrysalis.repair.minimise import Definition, minimise
+from chrysalis.repair.minimise import definitions, first_line, minimise
 
 __all__ = ["Form", "apply_hunk", "apply_reply"]
 
@@ -80,8 +80,7 @@ def _functions_replaced(original: str, suspect: Suspect, code: str) -> tuple[lis
         start = decorated if node.decorator_list else def_at  # a reply without decorators keeps the file's
         def_line = lines[def_at - 1]
         indent = def_line[: len(def_line) - len(def_line.lstrip())]
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        text = textwrap.indent("\n".join(code_lines[first - 1 : node.end_lineno]), indent).rstrip() + "\n"
+        text = textwrap.indent("\n".join(code_lines[first_line(node) - 1 : node.end_lineno]), indent).rstrip() + "\n"
         lines[start - 1 : end] = text.splitlines(keepends=True)
     return lines, None
 
@@ -92,15 +91,14 @@ def _siblings(original: str, suspect: Suspect) -> dict[str, tuple[int, int, int]
     Values are (first decorator's line, ``def`` line, last line). An outer function is there too:
     asked about a nested ``visit``, small models give back the whole function around it.
     """
-    body: list[ast.stmt] = ast.parse(original).body
+    parts = suspect.function.split(".")
+    scopes = [".".join(parts[:depth]) for depth in range(len(parts))]  # "", "Class", "Class.method", ...
     found: dict[str, tuple[int, int, int]] = {}
-    for part in suspect.function.split("."):
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found[node.name] = (start, node.lineno, node.end_lineno or node.lineno)
-        holder = next((n for n in body if isinstance(n, Definition) and n.name == part), None)
-        body = holder.body if holder is not None else []
+    by_name = definitions(ast.parse(original))
+    for scope in scopes:  # outer scopes first: an inner function of the same name wins
+        for qualified, node in by_name.items():
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and qualified.rpartition(".")[0] == scope:
+                found[node.name] = (first_line(node), node.lineno, node.end_lineno or node.lineno)
     return found
 
 
