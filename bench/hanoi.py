@@ -15,9 +15,10 @@ ruins the run), and CPU time. MAKER's prediction: with per-sample correctness p'
 samples, a first-to-ahead-by-k vote takes about k / (2p' - 1) counted samples (the exact gambler's-ruin
 duration is reported too), plus the red-flagged ones redrawn.
 
-Part (b), **a real model** (``--model local:qwen2.5-coder-0.5b``): the same loop with the model's
-replies as samples. It is a hook for the fast sampling path (``chrysalis.llm.sampling``); see
-``ModelSampler`` below.
+Part (b), **a real model** (``--model local:qwen2.5-coder-1.5b``): each move asked as a chain of
+micro-questions, each voted (``hanoi_micro.py``: calibration of the per-question accuracy, then whole
+games with k from MAKER's formula; ``bench/results/hanoi_micro_<size>.json``). With ``--one-call``,
+one call per move as in part (a), the model's replies as samples (``hanoi_model_<model>.json``).
 
     python bench/hanoi.py [--disks 10-20] [--error-rate 0.01] [--flaggable 0.5] [--target 0.95] [--seed 1]
 
@@ -433,11 +434,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.95, help="the task success probability k is chosen for")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=None, help="part (b): a real model, e.g. local:qwen2.5-coder-0.5b")
-    parser.add_argument("--k", type=int, default=2, help="part (b): the vote's k (first-to-ahead-by-k)")
-    parser.add_argument("--constrained", action="store_true", help="part (b): decode under the move's JSON schema")
+    parser.add_argument("--one-call", action="store_true", help="part (b): one call per move, not micro-questions")
+    parser.add_argument("--k", type=int, default=2, help="part (b), --one-call: the vote's k (first-to-ahead-by-k)")
+    parser.add_argument("--constrained", action="store_true", help="part (b), --one-call: decode under a JSON schema")
+    parser.add_argument("--calibrate-disks", type=int, default=5, help="part (b): the game whose path calibrates p")
+    parser.add_argument("--calibration-k", type=int, default=2, help="part (b): the votes' k while calibrating")
     args = parser.parse_args(argv)
-    if args.model is not None:
+    if args.model is not None and args.one_call:
         return run_model(args.model, disk_range(args.disks), args.k, args.seed, constrained=args.constrained)
+    if args.model is not None:
+        import hanoi_micro
+
+        return hanoi_micro.run(
+            args.model,
+            disk_range(args.disks),
+            calibrate_disks=args.calibrate_disks,
+            calibration_k=args.calibration_k,
+            target=args.target,
+        )
     print(
         f"simulated model: error rate {args.error_rate:.2%}, {args.flaggable:.0%} of errors red-flaggable, "
         f"k for task success >= {args.target}"

@@ -32,3 +32,34 @@ def test_later_samples_of_a_prompt_evaluate_only_their_own_tokens(workspace: Pat
     assert tokens > 60 and first_cached < tokens // 2  # the first sample evaluates the prompt
     assert all(cached >= tokens - 1 for _, cached, _ in later)  # the others reuse all of it
     assert all(reason in ("stop", "length") for *_, reason in later)
+
+
+def test_weighing_answers_agrees_with_greedy_decoding_and_reuses_the_shared_context(workspace: Path) -> None:
+    """The micro-questions' fast path: one weighing per question, its most likely answer the greedy reply."""
+    import math
+
+    from chrysalis.llm.sampling import question_messages
+    from chrysalis.voting.micro import Question
+
+    sampler = Sampler.for_model(f"local:{E2E_MODEL}", load_settings({"workspace": workspace}), max_tokens=8)
+    backend = sampler.backend
+    shared = "A shop sells apples for 2 coins and pears for 3 coins."
+    questions = [
+        Question("apple", "How many coins does an apple cost?", ("1", "2", "3", "10"), shared),
+        Question("pear", "How many coins does a pear cost?", ("1", "2", "3", "10"), shared),
+    ]
+
+    async def weigh() -> list[tuple[list[float], int, int, str]]:
+        out = []
+        for question in questions:
+            odds = await backend.answer_odds(question_messages(question), list(question.answers))  # type: ignore[attr-defined]
+            greedy = await backend.complete(question_messages(question), max_tokens=8)  # free, not constrained
+            out.append((odds.logprobs, odds.prompt_tokens, odds.cached_tokens, greedy.text.strip()))
+        return out
+
+    weighed = asyncio.run(weigh())
+    for logprobs, _, _, greedy in weighed:
+        assert sum(math.exp(lp) for lp in logprobs) <= 1.0 + 1e-6
+        assert greedy == questions[0].answers[max(range(4), key=lambda j: logprobs[j])]
+    _, pear_tokens, pear_cached, _ = weighed[1]
+    assert 15 <= pear_cached < pear_tokens  # the shared context (about 20 tokens) came from the cache, the question not

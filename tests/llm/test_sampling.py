@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -89,3 +90,59 @@ def test_a_model_backend_sends_the_chat_with_the_voters_settings_and_reads_the_r
         2,
         32,
     )
+
+
+class _WeighingBackend:
+    """A backend that can weigh answers: fixed odds, and a count of how often it was asked."""
+
+    name = "weighing"
+    supports_json_schema = True
+
+    def __init__(self, odds: list[float]) -> None:
+        self.odds = odds
+        self.weighed: list[str] = []
+
+    async def answer_odds(self, messages: list[ChatMessage], answers: list[str]) -> Any:
+        from chrysalis.llm.backend import AnswerOdds
+
+        self.weighed.append(messages[-1].content)
+        return AnswerOdds(logprobs=self.odds, prompt_tokens=40, cached_tokens=30)
+
+    async def complete(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a backend that weighs answers is never asked to decode them")
+
+
+def test_a_backend_that_weighs_answers_is_asked_once_per_question_and_voters_draw_from_it() -> None:
+    import math
+
+    from chrysalis.voting.micro import Question, ask
+
+    backend = _WeighingBackend([math.log(0.7), math.log(0.2), math.log(0.1)])
+    seen: list[Any] = []
+    answerer = Sampler(backend).answerer(on_completion=seen.append)
+
+    def chain() -> Any:
+        first = yield Question("one", "First?", ("A", "B", "C"), "ctx")
+        second = yield Question("two", f"After {first}?", ("A", "B", "C"), "ctx")
+        return first + second
+
+    result = asyncio.run(ask(chain(), answerer, VotingConfig(n=1, k=3, max_samples=40)))
+    assert result.value == "AA"
+    assert backend.weighed == [
+        "First?\nAnswer with exactly one of: A, B, C.",
+        "After A?\nAnswer with exactly one of: A, B, C.",
+    ]
+    assert result.samples > 3 and len(seen) == result.samples
+    assert seen[0].cached_tokens == 30 and all(c.cached_tokens == 40 for c in seen[1 : result.steps[0].vote.samples])
+
+
+def test_a_draw_at_temperature_zero_is_the_most_likely_answer_and_warmer_draws_spread() -> None:
+    import math
+    import random
+
+    from chrysalis.llm.sampling import draw
+
+    odds = [math.log(0.2), math.log(0.5), math.log(0.3)]
+    assert draw(odds, 0.0, random.Random(1)) == 1
+    warm = [draw(odds, 1.0, random.Random(seed)) for seed in range(300)]
+    assert 0.35 < warm.count(1) / 300 < 0.65 and warm.count(0) > 20

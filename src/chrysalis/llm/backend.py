@@ -36,6 +36,16 @@ class Completion:
     """Prompt tokens not evaluated again: the embedded model's KV cache already held them."""
 
 
+@dataclass(frozen=True)
+class AnswerOdds:
+    """Each offered answer's log-probability as a whole reply, in the order offered, and what the prompt cost."""
+
+    logprobs: list[float]
+    prompt_tokens: int
+    cached_tokens: int
+    """Prompt tokens the KV cache already held (the context shared with the previous question)."""
+
+
 class ChatBackend(Protocol):
     """A chat model that turns messages into text."""
 

@@ -13,20 +13,30 @@ grows with ``i`` (``Decorrelation``) and with seed ``i``, so a vote is reproduci
 
     sampler = Sampler.for_model("local:qwen2.5-coder-0.5b", settings, max_tokens=16)
     result = await vote_async(sampler.voter(messages), VotingConfig.level("high"), normalize=parse)
+
+``Sampler.answerer()`` answers micro-questions (``chrysalis.voting.micro``): the question's shared
+context is the system message, so every question about one state reuses its KV cache. On the
+embedded model the question is weighed once (each answer's probability, ``llm/local/choice.py``) and
+every voter draws from that; elsewhere each voter is a completion constrained to the answers (a JSON
+string enum) where the backend can.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import math
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from chrysalis.config import Settings
-from chrysalis.llm.backend import ChatBackend, ChatMessage, Completion
+from chrysalis.llm.backend import AnswerOdds, ChatBackend, ChatMessage, Completion
 from chrysalis.llm.names import ModelName
+from chrysalis.voting.micro import Answerer, Question
 
-__all__ = ["Decorrelation", "Sampler"]
+__all__ = ["Decorrelation", "Sampler", "WeighsAnswers", "draw", "question_messages"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +111,76 @@ class Sampler:
             return completion.text
 
         return sample
+
+    def answerer(self, on_completion: Callable[[Completion], None] | None = None) -> Answerer:
+        """Voter ``i``'s answer to a micro-question: context first (the shared prefix), then the question.
+
+        On a backend that can weigh answers (the embedded model), the question is evaluated once and
+        each voter draws from the answers' distribution at its own temperature; elsewhere each voter
+        is one completion, constrained to the answers where the backend can. ``on_completion`` sees
+        each completion (its tokens, and how many came from the cache).
+        """
+        weigh = cast("WeighsAnswers | None", getattr(self.backend, "answer_odds", None))
+        if weigh is not None:
+            return _weighed_answerer(weigh, self.decorrelation, on_completion)
+
+        async def answer(question: Question, i: int) -> str:
+            completion = await self.backend.complete(
+                question_messages(question),
+                json_schema={"enum": list(question.answers)} if self.backend.supports_json_schema else None,
+                max_tokens=self.max_tokens,
+                temperature=self.decorrelation.temperature(i),
+                seed=i,
+            )
+            if on_completion is not None:
+                on_completion(completion)
+            return completion.text
+
+        return answer
+
+
+class WeighsAnswers(Protocol):
+    """A backend's ``answer_odds``: each offered answer's log-probability as the whole reply."""
+
+    def __call__(self, messages: list[ChatMessage], answers: list[str]) -> Awaitable[AnswerOdds]:
+        """Weigh ``answers`` as the whole reply to ``messages``."""
+        ...
+
+
+def question_messages(question: Question) -> list[ChatMessage]:
+    """The messages that ask ``question``: its context as the system message, so questions share the prefix."""
+    messages = [ChatMessage("system", question.context)] if question.context else []
+    offered = ", ".join(question.answers)
+    messages.append(ChatMessage("user", f"{question.text}\nAnswer with exactly one of: {offered}."))
+    return messages
+
+
+def _weighed_answerer(
+    weigh: WeighsAnswers, decorrelation: Decorrelation, on_completion: Callable[[Completion], None] | None
+) -> Answerer:
+    """Voters that draw from one weighing per question (the first voter weighs; the others reuse it)."""
+    weighed: dict[tuple[str, str, tuple[str, ...]], asyncio.Future[AnswerOdds]] = {}
+
+    async def answer(question: Question, i: int) -> str:
+        key = (question.context, question.text, question.answers)
+        first = key not in weighed
+        if first:
+            weighed.clear()  # a vote's voters come together: only the current question is kept
+            weighed[key] = asyncio.ensure_future(weigh(question_messages(question), list(question.answers)))
+        odds = await asyncio.shield(weighed[key])
+        chosen = question.answers[draw(odds.logprobs, decorrelation.temperature(i), random.Random(f"{i}|{key}"))]
+        if on_completion is not None:
+            cached = odds.cached_tokens if first else odds.prompt_tokens
+            on_completion(Completion(chosen, odds.prompt_tokens, 0, finish_reason="weighed", cached_tokens=cached))
+        return chosen
+
+    return answer
+
+
+def draw(logprobs: list[float], temperature: float, rng: random.Random) -> int:
+    """The index drawn from ``logprobs`` at ``temperature`` (0: the most likely, the first on a tie)."""
+    if temperature <= 0:
+        return max(range(len(logprobs)), key=lambda j: (logprobs[j], -j))
+    top = max(logprobs)
+    weights = [math.exp((lp - top) / temperature) for lp in logprobs]
+    return rng.choices(range(len(logprobs)), weights=weights)[0]

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from chrysalis.errors import ModelError, UsageError
-from chrysalis.llm.backend import ChatMessage, Completion
+from chrysalis.llm.backend import AnswerOdds, ChatMessage, Completion
 from chrysalis.llm.local.catalog import DEFAULT_N_CTX, get_local_model
+from chrysalis.llm.local.choice import answer_logprobs
 from chrysalis.llm.local.loaded import LoadedCache
 from chrysalis.llm.local.weights import load_weights_path
 
@@ -173,6 +174,27 @@ class LlamaCppBackend:
         except asyncio.CancelledError:
             cancelled.set()  # the worker stops at its next token and releases the model
             raise
+
+    async def answer_odds(self, messages: list[ChatMessage], answers: list[str]) -> AnswerOdds:
+        """How likely each of ``answers`` is as the whole reply to ``messages`` (micro-questions' fast path).
+
+        Raises:
+            ContextOverflowError: the prompt does not fit in ``n_ctx``.
+            ModelError: llama.cpp failed while evaluating.
+        """
+
+        def run() -> AnswerOdds:
+            with self._loaded.lock:
+                prompt, _ = self._render(messages)
+                if len(prompt) + 8 > self._n_ctx:
+                    raise ContextOverflowError(self._name, len(prompt), 8, self._n_ctx)
+                llama = self._loaded.llama
+                try:
+                    return answer_logprobs(llama, prompt, answers, llama.token_eos())
+                except Exception as exc:
+                    raise ModelError(f"local:{self._name} failed while weighing answers: {exc}") from exc
+
+        return await asyncio.to_thread(run)
 
     def _run(self, job: _Job) -> Completion:
         """Generate under the model's lock (worker thread)."""

@@ -1,0 +1,328 @@
+"""Towers of Hanoi on the embedded model, each move asked as a chain of micro-questions (issue 35, items 1-2).
+
+One move per call is too big a step for the embedded models (greedy accuracy per move 0.03-0.33 on
+1.5B, ``hanoi_model_*.json``), and voting cannot lift an accuracy below one half. So a move is asked
+as a chain (``chrysalis.voting.micro``), each question with a tiny answer space, over a context that
+shows the pegs with letters (A, B, C) so that peg names and disk numbers cannot be confused:
+
+- ``previous_disk``: which disk did the previous move move (a number, or none)?
+- ``peg_of_disk_1``: which peg has disk 1 on top?
+- if the previous move did not move disk 1: ``next_peg_of_disk_1``: disk 1 goes one step round the
+  circle (A → C → B for an odd number of disks, A → B → C for an even one); where to?
+- otherwise, for the two other pegs X and Y: ``top_of_X``, ``top_of_Y`` (a number, or empty), then
+  ``smaller_top``: which of X and Y has the smaller top disk? It moves onto the other one.
+
+Code only routes: it picks the branch from the answer to ``previous_disk``, puts answers into later
+questions, and reads the move off the answers; it never checks an answer's truth. The oracle below
+knows the true answer to each question, and is used only to score.
+
+1. **Calibration** (``--calibrate-disks``, default 5): along the optimal path of that game, every
+   question is voted (first-to-ahead-by-``--calibration-k``) and the truth is fed forward, so each
+   question is scored on a right state. Per question: the greedy answer (voter 0), every counted
+   sample, and the vote's winner, each against the truth.
+2. **Games**, for each disk count: k from the measured per-sample accuracy p by MAKER's formula
+   (``maker_k``, all the game's questions right with probability ``--target``); the game is played
+   with votes and no oracle, and stops at the first wrong move. Per game: questions, samples per
+   question against k / (2p - 1), seconds per move, tokens; the prediction of seconds beside it.
+
+Writes ``bench/results/hanoi_micro_<size>.json`` (e.g. ``hanoi_micro_1.5b.json``) with
+``largest_solved`` (disks) beside the calibration and per-disk rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chrysalis.llm.backend import Completion
+from chrysalis.voting import VotingConfig
+from chrysalis.voting.micro import Answerer, MicroChain, Question, Step, ask, maker_k, predicted_samples
+from egress import provenance
+from hanoi import Move, State, apply, next_move, start_state
+
+PEGS = ("A", "B", "C")
+EMPTY = "empty"
+HOUR = 3600.0
+
+
+# -- the chain -----------------------------------------------------------------------------------
+
+
+def context(state: State, previous: Move | None) -> str:
+    """The state every question of one move shares (the KV cache's prefix), written as Python for a code model."""
+    disks = sum(len(peg) for peg in state)
+    pegs = "\n".join(f"{name} = {list(peg)}" for name, peg in zip(PEGS, state, strict=True))
+    last = f'({previous[0]}, "{PEGS[previous[1]]}", "{PEGS[previous[2]]}")' if previous else "None"
+    return (
+        f"# Towers of Hanoi with {disks} disks; disk 1 is the smallest. Each list is a peg, from bottom to top,\n"
+        f"# so a peg's top disk is its last element.\n{pegs}\n"
+        f"previous_move = {last}  # (disk, from peg, to peg)"
+    )
+
+
+def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
+    """One move as micro-questions (see the module's docstring)."""
+    disks = sum(len(peg) for peg in state)
+    shared = context(state, previous)
+    numbers = tuple(str(d) for d in range(1, disks + 1))
+    moved = yield Question(
+        "previous_disk", "What is previous_move[0]? (None if previous_move is None)", ("None", *numbers), shared
+    )
+    peg = yield Question("peg_of_disk_1", "Which of the lists A, B and C has 1 as its last element?", PEGS, shared)
+    if moved != "1":
+        cycle = '{"A": "C", "C": "B", "B": "A"}' if disks % 2 else '{"A": "B", "B": "C", "C": "A"}'
+        text = f'next_peg = {cycle}\nWhat is next_peg["{peg}"]?'
+        target = yield Question("next_peg_of_disk_1", text, PEGS, shared)
+        return (1, PEGS.index(peg), PEGS.index(target))
+    x, y = (p for p in PEGS if p != peg)
+    tops = (*numbers, EMPTY)
+    top_x = yield Question(f"top_of_{x}", f"What is {x}[-1]? ({EMPTY} if {x} == [])", tops, shared)
+    top_y = yield Question(f"top_of_{y}", f"What is {y}[-1]? ({EMPTY} if {y} == [])", tops, shared)
+    text = (
+        f"{x}[-1] is {top_x} and {y}[-1] is {top_y}; an empty list counts as infinitely large. "
+        f"Which of {x} and {y} has the smaller last element?"
+    )
+    source = yield Question("smaller_top", text, (x, y), shared)
+    disk = top_x if source == x else top_y
+    return (int(disk) if disk.isdigit() else 0, PEGS.index(source), PEGS.index(y if source == x else x))
+
+
+def truth(question: Question, state: State, previous: Move | None) -> str:
+    """The right answer to ``question`` about ``state`` (for scoring only; the chain never sees it)."""
+    disks = sum(len(peg) for peg in state)
+    one = next(i for i, peg in enumerate(state) if peg and peg[-1] == 1)
+    if question.name == "previous_disk":
+        return str(previous[0]) if previous else "None"
+    if question.name == "peg_of_disk_1":
+        return PEGS[one]
+    if question.name == "next_peg_of_disk_1":
+        return PEGS[(one + (2 if disks % 2 else 1)) % 3]
+    if question.name.startswith("top_of_"):
+        peg = state[PEGS.index(question.name[-1])]
+        return str(peg[-1]) if peg else EMPTY
+    move = next_move(state, previous, disks)
+    return PEGS[move[1]]
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Counts over questions: right greedy answers, right counted samples, right votes, by question kind."""
+
+    greedy: Counter[str] = field(default_factory=Counter[str])
+    samples_right: Counter[str] = field(default_factory=Counter[str])
+    samples: Counter[str] = field(default_factory=Counter[str])
+    voted: Counter[str] = field(default_factory=Counter[str])
+    asked: Counter[str] = field(default_factory=Counter[str])
+
+    def add(self, step: Step, right: str, greedy: str | None) -> None:
+        kind = step.question.name.removesuffix("_A").removesuffix("_B").removesuffix("_C")
+        self.asked[kind] += 1
+        self.greedy[kind] += greedy == right
+        self.voted[kind] += step.answer == right
+        self.samples[kind] += sum(step.vote.counts.values())
+        self.samples_right[kind] += step.vote.counts.get(right, 0)
+
+    def rows(self) -> dict[str, dict[str, float]]:
+        return {
+            kind: {
+                "asked": self.asked[kind],
+                "greedy_accuracy": round(self.greedy[kind] / self.asked[kind], 4),
+                "sample_accuracy": round(self.samples_right[kind] / max(1, self.samples[kind]), 4),
+                "voted_accuracy": round(self.voted[kind] / self.asked[kind], 4),
+            }
+            for kind in sorted(self.asked)
+        }
+
+    def sample_accuracy(self) -> float:
+        return sum(self.samples_right.values()) / max(1, sum(self.samples.values()))
+
+
+@dataclass
+class Meter:
+    """What the model was asked, in tokens; and voter 0's reply to the current question (the greedy one)."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    replies: list[str] = field(default_factory=list[str])
+
+    def wrap(self, answerer: Answerer) -> Answerer:
+        async def answer(question: Question, i: int) -> str:
+            reply = await answerer(question, i)
+            if i == 0:
+                self.replies.append(reply)
+            return reply
+
+        return answer
+
+    def count(self, completion: Completion) -> None:
+        self.prompt_tokens += completion.input_tokens
+        self.cached_tokens += completion.cached_tokens
+
+
+async def calibrate(answerer: Answerer, meter: Meter, disks: int, k: int) -> Tally:
+    """Every question along the optimal path, voted, scored against the truth, with the truth fed forward."""
+    from chrysalis.voting.micro import decide, normalise_answer
+
+    tally = Tally()
+    state, previous = start_state(disks), None
+    config = VotingConfig(n=1, k=k, max_samples=20 * k)
+    for _ in range(2**disks - 1):
+        chain = move_chain(state, previous)
+        question = next(chain)
+        try:
+            while True:
+                meter.replies.clear()
+                step = await decide(question, meter.wrap(answerer), config)
+                right = truth(question, state, previous)
+                greedy = normalise_answer(meter.replies[0], question.answers) if meter.replies else None
+                tally.add(step, right, greedy)
+                question = chain.send(right)
+        except StopIteration:
+            pass
+        move = next_move(state, previous, disks)
+        state, previous = apply(state, move), move
+    return tally
+
+
+async def play(answerer: Answerer, meter: Meter, disks: int, k: int) -> dict[str, Any]:
+    """A whole game with votes and no oracle; it stops at the first wrong move."""
+    state, previous = start_state(disks), None
+    config = VotingConfig(n=1, k=k, max_samples=20 * k)
+    moves = questions = samples = 0
+    started, tokens_before = time.perf_counter(), meter.prompt_tokens - meter.cached_tokens
+    solved, failure = True, ""
+    for _ in range(2**disks - 1):
+        try:
+            result = await ask(move_chain(state, previous), answerer, config)
+        except Exception as exc:  # VoteError: every reply to one question was flagged
+            solved, failure = False, str(exc)
+            break
+        moves += 1
+        questions += len(result.steps)
+        samples += result.samples
+        if result.value != next_move(state, previous, disks):
+            solved, failure = (
+                False,
+                f"move {moves}: {result.value}, the right move was {next_move(state, previous, disks)}",
+            )
+            break
+        state, previous = apply(state, result.value), result.value
+    seconds = time.perf_counter() - started
+    return {
+        "disks": disks,
+        "moves": 2**disks - 1,
+        "k": k,
+        "solved": solved,
+        "moves_played": moves,
+        "failure": failure,
+        "questions": questions,
+        "samples_per_question": round(samples / max(1, questions), 3),
+        "seconds": round(seconds, 1),
+        "seconds_per_move": round(seconds / max(1, moves), 3),
+        "evaluated_tokens_per_move": round(
+            (meter.prompt_tokens - meter.cached_tokens - tokens_before) / max(1, moves), 1
+        ),
+    }
+
+
+def questions_in(disks: int) -> int:
+    """Questions of a whole game: 3 for each move of disk 1 (2^(d-1)), 5 for each other move."""
+    return 3 * 2 ** (disks - 1) + 5 * (2 ** (disks - 1) - 1)
+
+
+def run(model: str, disk_counts: list[int], *, calibrate_disks: int, calibration_k: int, target: float) -> int:
+    from chrysalis.config import load_settings
+    from chrysalis.llm.sampling import Sampler
+
+    sampler = Sampler.for_model(model, load_settings({}), max_tokens=8)
+    meter = Meter()
+    answerer = sampler.answerer(on_completion=meter.count)
+    print(
+        f"{model}: calibration on the optimal path of {calibrate_disks} disks, votes first-to-ahead-by-{calibration_k}"
+    )
+    tally, calibration_seconds, rows = asyncio.run(
+        measure(answerer, meter, disk_counts, calibrate_disks, calibration_k, target)
+    )
+    p = tally.sample_accuracy()
+    out = Path(__file__).parent / "results" / f"hanoi_micro_{model.rsplit('-', 1)[-1]}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    solved = [r["disks"] for r in rows if r["solved"] and r["seconds"] <= HOUR]
+    out.write_text(
+        json.dumps(
+            {
+                "benchmark": "hanoi_micro",
+                "model": model,
+                "largest_solved": max(solved, default=0),
+                "target_success": target,
+                "calibration": {
+                    "disks": calibrate_disks,
+                    "k": calibration_k,
+                    "seconds": round(calibration_seconds, 1),
+                    "sample_accuracy": round(p, 4),
+                    "questions": tally.rows(),
+                },
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "provenance": provenance(),
+                "python": sys.version.split()[0],
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"wrote {out}")
+    return 0
+
+
+async def measure(
+    answerer: Answerer, meter: Meter, disk_counts: list[int], calibrate_disks: int, calibration_k: int, target: float
+) -> tuple[Tally, float, list[dict[str, Any]]]:
+    """Calibrate, then play the games (one event loop: the answerer keeps the question it last weighed)."""
+    started = time.perf_counter()
+    tally = await calibrate(answerer, meter, calibrate_disks, calibration_k)
+    seconds = time.perf_counter() - started
+    p = tally.sample_accuracy()
+    for kind, row in tally.rows().items():
+        print(
+            f"  {kind:<20} asked {row['asked']:>4}  greedy {row['greedy_accuracy']:.3f}  "
+            f"sample {row['sample_accuracy']:.3f}  voted {row['voted_accuracy']:.3f}"
+        )
+    print(f"  per-sample accuracy p = {p:.4f} ({seconds:.0f} s)")
+    return tally, seconds, [] if p <= 0.5 else await games(answerer, meter, disk_counts, p, target)
+
+
+async def games(
+    answerer: Answerer, meter: Meter, disk_counts: list[int], p: float, target: float
+) -> list[dict[str, Any]]:
+    """Play each disk count in turn until one fails or the next could not finish within the hour."""
+    print(
+        f"{'disks':>5} {'moves':>6} {'k':>2} {'solved':>6} {'smp/q':>6} {'predicted':>9} {'s/move':>7} {'seconds':>8}"
+    )
+    rows: list[dict[str, Any]] = []
+    for disks in disk_counts:
+        if rows and rows[-1]["seconds_per_move"] * (2**disks - 1) > HOUR:
+            print(f"{disks} disks would take more than an hour at {rows[-1]['seconds_per_move']} s a move: stopped")
+            break
+        k = maker_k(questions_in(disks), p, target)
+        row = await play(answerer, meter, disks, k)
+        row["predicted_samples_per_question"] = round(predicted_samples(k, p), 3)
+        rows.append(row)
+        print(
+            f"{disks:>5} {row['moves']:>6} {k:>2} {row['solved']!s:>6} {row['samples_per_question']:>6} "
+            f"{row['predicted_samples_per_question']:>9} {row['seconds_per_move']:>7} {row['seconds']:>8}",
+            flush=True,
+        )
+        if not row["solved"]:
+            print(f"  {row['failure']}")
+            break
+    return rows
