@@ -27,6 +27,7 @@ __all__ = [
     "RepairRound",
     "RunResult",
     "Start",
+    "StepVote",
     "TextDelta",
     "ToolCall",
     "ToolResultEvent",
@@ -82,6 +83,8 @@ class Start(_Base):
     session_id: str | None = None
     """The stored session (conversation) the run belongs to: ``chrysalis run --resume ID`` goes on with it;
     ``None`` for a sub-agent or a durable run."""
+    voting: dict[str, Any] | None = None
+    """Voting in the run's own steps (``agent/step_vote.py``): ``level``, ``triggers`` on, ``success_rate``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -294,6 +297,22 @@ class FrameworkCall(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class StepVote(_Base):
+    """A critical step was voted on: several replies drawn for it, red-flagged ones redrawn, the leader kept."""
+
+    type: Literal["vote"] = "vote"
+    step: int
+    trigger: Literal["destructive", "writes", "low_success_rate"]
+    candidates: dict[str, int]
+    """Each distinct reply (its normalised calls, shortened) and how many samples gave it."""
+    winner: str
+    flagged: dict[str, int]
+    samples: int
+    consensus: bool
+    """False when the plurality won for want of samples, or every sample was flagged (the first reply stands)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Check(_Base):
     """Chrysalis ran the project's tests itself after the model's answer: the verdict is ours, not the model's."""
 
@@ -354,6 +373,7 @@ Event = (
     | JudgeVerdict
     | RedFlag
     | FrameworkCall
+    | StepVote
     | Check
     | RunResult
     | ErrorEvent

@@ -52,6 +52,7 @@ class RecordingBackend:
         max_tokens: int = 1024,
         temperature: float = 0.0,
         on_text: Callable[[str], None] | None = None,
+        seed: int | None = None,
     ) -> Completion:
         self.calls.append({"messages": messages, "schema": json_schema, "max_tokens": max_tokens, "temp": temperature})
         if self.fail is not None:

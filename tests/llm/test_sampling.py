@@ -29,7 +29,7 @@ def test_voter_zero_is_greedy_and_the_others_warm_up() -> None:
 
 
 def test_each_sample_is_one_request_with_the_voters_temperature_seed_and_cap(workspace: Path) -> None:
-    with ScriptedOpenAIServer(["4", "4", "5"]) as server:
+    with ScriptedOpenAIServer(["4", "4", "5"], replay_redraws=False) as server:
         sampler = Sampler.for_model(
             "m", load_settings({"workspace": workspace, "base_url": server.base_url}), max_tokens=8
         )
@@ -45,7 +45,7 @@ def test_each_sample_is_one_request_with_the_voters_temperature_seed_and_cap(wor
 
 def test_a_vote_over_http_draws_its_first_samples_concurrently(workspace: Path) -> None:
     replies = [ScriptedReply(text="4", held=True)] * 3 + [ScriptedReply(text="4")] * 3
-    with ScriptedOpenAIServer(replies) as server:
+    with ScriptedOpenAIServer(replies, replay_redraws=False) as server:
         sampler = Sampler.for_model("m", load_settings({"workspace": workspace, "base_url": server.base_url}))
 
         async def main() -> str:

@@ -56,22 +56,29 @@ class Obedient:
     first: tuple[str, dict[str, Any]]
     queue: list[tuple[str, dict[str, Any]]] = field(default_factory=list[tuple[str, dict[str, Any]]])
     seen: list[list[ModelMessage]] = field(default_factory=list[list[ModelMessage]])
+    replies: list[ModelResponse] = field(default_factory=list[ModelResponse])
 
     def model(self) -> FunctionModel:
         def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            if (info.model_settings or {}).get("seed") and self.replies:  # a voter's redraw: the same reply
+                return self.replies[-1]
             self.seen.append(list(messages))
-            if len(self.seen) == 1:
-                return ModelResponse(parts=[ToolCallPart(*self.first)])
-            for part in messages[-1].parts:
-                if isinstance(part, ToolReturnPart):
-                    content = part.content
-                    text = content.get("result") or content.get("error") if isinstance(content, dict) else content
-                    self.queue.extend(parse_injection(str(text)))
-            if self.queue:
-                return ModelResponse(parts=[ToolCallPart(*self.queue.pop(0))])
-            return ModelResponse(parts=[TextPart("Done, as the README said.")])
+            self.replies.append(self._next(messages))
+            return self.replies[-1]
 
         return FunctionModel(respond)
+
+    def _next(self, messages: list[ModelMessage]) -> ModelResponse:
+        if len(self.seen) == 1:
+            return ModelResponse(parts=[ToolCallPart(*self.first)])
+        for part in messages[-1].parts:
+            if isinstance(part, ToolReturnPart):
+                content = part.content
+                text = content.get("result") or content.get("error") if isinstance(content, dict) else content
+                self.queue.extend(parse_injection(str(text)))
+        if self.queue:
+            return ModelResponse(parts=[ToolCallPart(*self.queue.pop(0))])
+        return ModelResponse(parts=[TextPart("Done, as the README said.")])
 
     def everything_sent(self) -> str:
         return "\n".join(repr(message) for messages in self.seen for message in messages)
@@ -277,6 +284,7 @@ class ObedientBackend:
         self.first = first
         self.calls: list[list[ChatMessage]] = []
         self.queue: list[tuple[str, dict[str, Any]]] = []
+        self.last: Completion | None = None
 
     @property
     def name(self) -> str:
@@ -286,7 +294,13 @@ class ObedientBackend:
     def supports_json_schema(self) -> bool:
         return False
 
-    async def complete(self, messages: list[ChatMessage], **_: Any) -> Completion:
+    async def complete(self, messages: list[ChatMessage], **options: Any) -> Completion:
+        if options.get("seed") and self.last is not None:  # a voter's redraw of a critical step: the same reply
+            return self.last
+        self.last = self._next(messages)
+        return self.last
+
+    def _next(self, messages: list[ChatMessage]) -> Completion:
         self.calls.append(list(messages))
         if len(self.calls) == 1:
             name, args = self.first

@@ -66,7 +66,9 @@ def test_a_run_is_queued_executed_and_streamed_like_run_json(http_service: Servi
     assert "a - b" in (workspace / "calc.py").read_text()
     assert run["status"] == "done" and run["answer"] == "Fixed." and run["success"] is True
     assert run["steps"] == events[-1]["steps"] == 3
-    assert run["input_tokens"] == 30 and run["output_tokens"] == 15
+    # three replies of 10 + 5 tokens, and two more: the edit was voted on (docs/voting.md), its redraws count
+    assert [e["samples"] for e in events if e["type"] == "vote"] == [3]
+    assert run["input_tokens"] == 50 and run["output_tokens"] == 25
     assert run["cost_usd"] == events[-1]["cost_usd"]
     # the queue's own commands see the service's run
     [listed] = json.loads(chrysalis("queue", "--json").stdout)

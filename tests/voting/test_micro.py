@@ -99,7 +99,7 @@ def test_maker_k_grows_with_the_steps_and_refuses_an_accuracy_voting_cannot_lift
 
 
 def test_a_model_answers_with_the_context_as_system_message_and_the_answers_offered(workspace: Path) -> None:
-    with ScriptedOpenAIServer(["B", "B", "C", "C"]) as server:
+    with ScriptedOpenAIServer(["B", "B", "C", "C"], replay_redraws=False) as server:
         sampler = Sampler.for_model("m", load_settings({"workspace": workspace, "base_url": server.base_url}))
         result = asyncio.run(ask(move_of_disk_one("Pegs: A [2], B [1], C []"), sampler.answerer(), VotingConfig(k=2)))
     assert result.value == ("B", "C")

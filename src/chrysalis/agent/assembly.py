@@ -19,6 +19,7 @@ from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.limits import RunLimits
 from chrysalis.agent.loop import RunSetup, Tally
 from chrysalis.agent.prompts import AGENT_CONTEXT, build_system_prompt
+from chrysalis.agent.step_vote import StepVoting
 from chrysalis.agent.toolset import Approver, GatedTools
 from chrysalis.capabilities.scope import AgentCapability, RunScope, SavedConversation
 from chrysalis.capabilities.subagents.agents import Spawn
@@ -33,6 +34,7 @@ from chrysalis.tools.policy import Policy
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models import Model
 
 __all__ = ["RunAssembly", "handover", "run_scope"]
 
@@ -69,8 +71,10 @@ class RunAssembly:
         run: RunScope,
         history: list[ModelMessage],
         on_history: Callable[[list[ModelMessage]], None] | None,
+        *,
+        voting: StepVoting | None = None,
     ) -> RunSetup:
-        """The setup of ``run``: its prompt, its gated tools, its model, its price and its limits."""
+        """The setup of ``run``: its prompt, its gated tools, its model (its critical replies voted on), its price."""
         from chrysalis.llm.pricing import cost_usd
 
         s, model_name = run.settings, run.model_name
@@ -101,7 +105,7 @@ class RunAssembly:
             run_id=run.run_id,
             task=run.task,
             settings=s,
-            model=run.model(),
+            model=_voted(run, offered, voting),
             instructions=self._prompt(run, offers, plan.guidance),
             tools=tools,
             history=history,
@@ -112,6 +116,16 @@ class RunAssembly:
             model_name=model_name,
             on_history=on_history,
         )
+
+
+def _voted(run: RunScope, offered: dict[str, ToolSpec], voting: StepVoting | None) -> Model:
+    """The run's model; with ``voting``, wrapped so that its critical replies are voted on."""
+    if voting is None:
+        return run.model()
+    from chrysalis.agent.voting_model import VotingModel
+
+    effects = {name: spec.effect for name, spec in offered.items()}
+    return VotingModel(run.model(), voting, effects, run_id=run.run_id, emit=run.emit, step=run.step)
 
 
 def run_scope(

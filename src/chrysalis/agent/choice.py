@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.judge import SecurityJudge
 from chrysalis.agent.learning import ProfileChoice, choose_profile, needs, tool_profile
+from chrysalis.agent.step_vote import StepVoting
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Start
@@ -269,6 +270,7 @@ def start_event(
     *,
     parent_run_id: str | None,
     session_id: str | None,
+    voting: StepVoting | None = None,
 ) -> Start:
     """The ``start`` event of a run: what it runs with, and why (the router's and the profile's reasons)."""
     s, routing, profile = settings, choice.routing, choice.profile
@@ -289,4 +291,5 @@ def start_event(
         parent_run_id=parent_run_id,
         refine_model=choice.refiner,
         session_id=session_id,
+        voting=voting.to_json() if voting is not None else None,
     )

@@ -18,6 +18,7 @@ from chrysalis.agent.conversation import StoredConversation
 from chrysalis.agent.durability import Durability
 from chrysalis.agent.loop import AgentLoop, Tally
 from chrysalis.agent.recording import workspace_context
+from chrysalis.agent.step_vote import StepVoting, step_voting
 from chrysalis.agent.toolset import Approver
 from chrysalis.capabilities.scope import AgentCapability, RunScope
 from chrysalis.capabilities.subagents.agents import ChildSession
@@ -65,6 +66,8 @@ class RunLifecycle:
         self.parent_run_id, self.durability = session.parent_run_id, session.durability
         self.saved = session.parent_run_id is None and session.durability is None
         """The runs' steps are saved as a stored conversation (not a sub-agent's, not a durable run's)."""
+        self.voting: StepVoting | None = None
+        """The current run's voting triggers (``agent/step_vote.py``), set when it begins."""
 
     @property
     def assembly(self) -> RunAssembly:
@@ -102,6 +105,7 @@ class RunLifecycle:
         if scope.saved:
             self.conversation.begin(scope.task)
         session_id = self.conversation.session_id if self.parent_run_id is None else None
+        self.voting = step_voting(scope.settings, self.stores.evals, kind, self.models.active_model)
         announce = start_event(
             scope.run_id,
             scope.task,
@@ -111,6 +115,7 @@ class RunLifecycle:
             choice,
             parent_run_id=self.parent_run_id,
             session_id=session_id,
+            voting=self.voting,
         )
         self.emit(announce)
         for capability in self.capabilities:
@@ -119,7 +124,8 @@ class RunLifecycle:
     def loop(self, scope: RunScope, tally: Tally) -> AgentLoop:
         """The loop of ``scope``, on the conversation so far (saved after every step when it is a stored one)."""
         on_history = self.conversation.save if self.saved else None
-        return AgentLoop(self.assembly.build(scope, self.conversation.history, on_history), tally=tally)
+        setup = self.assembly.build(scope, self.conversation.history, on_history, voting=self.voting)
+        return AgentLoop(setup, tally=tally)
 
     async def abandon(self, scope: RunScope, exc: BaseException) -> None:
         """A run whose set-up failed: say why (a bad model name, a budget) and release what was started."""

@@ -58,6 +58,9 @@ def _can_stream(model: Model) -> bool:
     function_models = sys.modules.get("pydantic_ai.models.function")
     if function_models is None:
         return True
+    wrappers = sys.modules.get("pydantic_ai.models.wrapper")
+    while wrappers is not None and isinstance(model, wrappers.WrapperModel):  # the voting wrapper: ask its model
+        model = model.wrapped
     return not isinstance(model, function_models.FunctionModel) or model.stream_function is not None
 
 

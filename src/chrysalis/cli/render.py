@@ -30,6 +30,7 @@ from chrysalis.events import (
     RepairRound,
     RunResult,
     Start,
+    StepVote,
     TextDelta,
     ToolCall,
     ToolResultEvent,
@@ -119,7 +120,7 @@ class RichRenderer:
             c.print(Text.assemble(("→ ", "cyan"), (event.tool, "bold cyan"), f"({_args_preview(event.args)})"))
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
-        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall):
+        elif isinstance(event, ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall | StepVote):
             self._notice(event)
         elif isinstance(event, Check):
             self._check(event)
@@ -135,6 +136,13 @@ class RichRenderer:
             self._mend(event)
         elif not isinstance(event, ModelCall):  # ModelCall: returned before, never shown
             assert_never(event)
+
+    def _vote(self, event: StepVote) -> None:
+        """A voted step: one dim line, how many samples and how the winner led."""
+        lead = max(event.candidates.values(), default=0)
+        flags = "".join(f", {n} {flag}" for flag, n in event.flagged.items())
+        agreed = "agreed" if len(event.candidates) == 1 else f"{lead} for the winner of {len(event.candidates)} replies"
+        self.console.print(Text(f"  ⚖ vote ({event.trigger}): {_n(event.samples, 'sample')}, {agreed}{flags}", "dim"))
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         if event.ok:
@@ -180,9 +188,11 @@ class RichRenderer:
         head = f"{applied}: {summary}" if event.success else f"{event.problem}: {summary}"
         c.print(Text.assemble((f"{mark} ", f"bold {style}"), head))
 
-    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall) -> None:
-        """An approval asked, the judge's verdict, a red flag, a compaction or the framework's own call: one line."""
-        if isinstance(event, FrameworkCall):
+    def _notice(self, event: ApprovalRequest | JudgeVerdict | RedFlag | Compacted | FrameworkCall | StepVote) -> None:
+        """An approval asked, the judge's verdict, a red flag, a compaction, a vote or the framework's own call."""
+        if isinstance(event, StepVote):
+            self._vote(event)
+        elif isinstance(event, FrameworkCall):
             why = "the tests still fail" if event.trigger == "failed_check" else "the model stalled"
             self.console.print(Text.assemble(("  ↻ ", "cyan"), f"{why}: Chrysalis runs {event.tool} itself"))
         elif isinstance(event, Compacted):

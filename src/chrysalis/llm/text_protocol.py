@@ -287,8 +287,7 @@ class TextToolModel(Model):
         allow_final = params.allow_text_output and not _final_answer_rejected(messages)
         schema = tool_call_schema(tools, allow_final=allow_final, reasoning=self.reasoning) if tools else None
         use_schema = schema if self.backend.supports_json_schema else None
-        usage = RequestUsage()
-        errors: list[str] = []
+        usage, errors = RequestUsage(), list[str]()
         max_tokens = int(settings.get("max_tokens", self.max_tokens))
         while True:
             completion = await self.backend.complete(
@@ -296,6 +295,7 @@ class TextToolModel(Model):
                 json_schema=use_schema,
                 max_tokens=max_tokens,
                 temperature=float(settings.get("temperature", 0.0)),
+                seed=settings.get("seed"),
                 on_text=self._text_sink(on_answer, answer_only=bool(tools)),
             )
             usage = usage + RequestUsage(input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)

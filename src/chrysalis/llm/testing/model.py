@@ -82,6 +82,8 @@ class ScriptedModel:
     """The messages of every request, in order."""
     infos: list[AgentInfo] = field(default_factory=list[AgentInfo])
     """What each request offered: function and output tools, instructions, settings."""
+    redraws: int = 0
+    """Voters' redraws of a critical step (answered with the step just played)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     """pydantic-ai calls ``respond`` in worker threads: requests made at once still play one step each, in order."""
 
@@ -94,8 +96,15 @@ class ScriptedModel:
         return FunctionModel(self.respond, model_name=self.name)
 
     def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        """Record the request and play the next step."""
+        """Record the request and play the next step.
+
+        A voter's redraw of the request just answered (``VotingModel`` sets a ``seed`` of 1 or more)
+        gets that step again, as a deterministic model would, and is counted in ``redraws``, not ``seen``.
+        """
         with self._lock:
+            if (info.model_settings or {}).get("seed") and self.seen:
+                self.redraws += 1
+                return self.steps[min(len(self.seen), len(self.steps)) - 1].response()
             self.seen.append(list(messages))
             self.infos.append(info)
             step = self.steps[min(len(self.seen), len(self.steps)) - 1]

@@ -72,6 +72,7 @@ class ScriptedOpenAIServer:
         max_requests: int | None = None,
         max_seconds: float = 120.0,
         models: Sequence[str] = ("scripted",),
+        replay_redraws: bool = True,
     ) -> None:
         """Prepare the server (it starts on ``start()`` or ``with``).
 
@@ -83,6 +84,10 @@ class ScriptedOpenAIServer:
             max_seconds: Stop after this many seconds whatever happens. A guard against hangs, not a
                 deadline for the test: keep it far above what the slowest machine needs.
             models: The ids ``GET /models`` lists (model discovery); it does not count as a request.
+            replay_redraws: Answer a voter's redraw (the previous request's messages again, with a
+                ``seed`` of 1 or more, as ``VotingModel`` sends for a critical step) with the previous
+                reply, as a deterministic model would, without using up the script or the budget.
+                ``False`` for tests of sampling itself, whose voters are scripted one by one.
         """
         self.script = script
         self.models = tuple(models)
@@ -91,6 +96,10 @@ class ScriptedOpenAIServer:
         self.request_times: list[float] = []
         """``time.perf_counter()`` when each request arrived (for start-up benchmarks)."""
         self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
+        self.replay_redraws = replay_redraws
+        self.redraws = 0
+        """Voters' redraws answered with the previous reply (not in ``requests``, which the script answered)."""
+        self._last: ScriptedReply | None = None
         self.max_seconds = max_seconds
         self.stopped = threading.Event()
         """Set once the server has stopped serving (by ``stop()``, the request budget, or ``max_seconds``)."""
@@ -176,6 +185,9 @@ class ScriptedOpenAIServer:
         """Record the request and pick its reply; ``None`` once the budget or script is spent."""
         with self._changed:
             self.request_times.append(time.perf_counter())
+            if self._is_redraw(body):
+                self.redraws += 1
+                return self._last
             self.requests.append(body)
             self._changed.notify_all()
             index = len(self.requests) - 1
@@ -188,7 +200,14 @@ class ScriptedOpenAIServer:
                 reply = self.script[index]
             else:
                 reply = self.script(body)
-        return ScriptedReply(text=reply) if isinstance(reply, str) else reply
+            self._last = ScriptedReply(text=reply) if isinstance(reply, str) else reply
+        return self._last
+
+    def _is_redraw(self, body: dict[str, Any]) -> bool:
+        """A voter's redraw of the previous request (caller holds the lock)."""
+        if not self.replay_redraws or not self.requests or self._last is None or not body.get("seed"):
+            return False
+        return bool(body.get("messages") == self.requests[-1].get("messages"))
 
 
 class _QuietServer(ThreadingHTTPServer):

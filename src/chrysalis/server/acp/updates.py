@@ -53,6 +53,7 @@ from chrysalis.events import (
     Refine,
     RunResult,
     Start,
+    StepVote,
     TextDelta,
     ToolCall,
     ToolResultEvent,
@@ -179,7 +180,7 @@ class EventMapper:
             return self._answer(event, streamed)
         if isinstance(event, Check):
             return [self._check(event)]
-        if isinstance(event, RedFlag | Compacted | Refine | FrameworkCall):
+        if isinstance(event, RedFlag | Compacted | Refine | FrameworkCall | StepVote):
             return [update_agent_thought_text(_notice(event))]
         return []
 
@@ -326,7 +327,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _notice(event: RedFlag | Compacted | Refine | FrameworkCall) -> str:
+def _notice(event: RedFlag | Compacted | Refine | FrameworkCall | StepVote) -> str:
+    if isinstance(event, StepVote):
+        return f"Voted on a critical step ({event.trigger}): {event.samples} samples, winner {event.winner}."
     if isinstance(event, FrameworkCall):
         return f"{event.reason}: Chrysalis runs {event.tool} itself."
     if isinstance(event, RedFlag):
