@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -82,8 +84,6 @@ def durable_run_command(task: str, flags: SettingFlags, *, json_output: bool) ->
     Ctrl-C stops this process but not the run: it stays in the queue, and any ``chrysalis worker``
     resumes it after its last recorded step.
     """
-    import threading
-
     from chrysalis.errors import EXIT_FAILED, EXIT_INTERRUPTED
     from chrysalis.runtime.queue import submit
     from chrysalis.runtime.worker import Worker
@@ -136,7 +136,31 @@ def worker_command(*, concurrency: int, exit_when_idle: bool, queue_concurrency:
     try:
         return worker.serve()
     except KeyboardInterrupt:
+        exit_if_stuck(STUCK_AFTER_CTRL_C_S)
         return EXIT_OK
+
+
+STUCK_AFTER_CTRL_C_S = 30.0
+"""How long a worker stopped by Ctrl-C may take to exit before it exits anyway."""
+
+
+def exit_if_stuck(seconds: float) -> None:
+    """Exit the process ``seconds`` from now if it has not exited by then (Ctrl-C stopped a worker).
+
+    Python waits at exit for every thread that is not a daemon; one that never ends (seen under heavy
+    load: a worker sent Ctrl-C that slept on with 13 threads) would keep the worker alive for ever,
+    and the user's Ctrl-C would do nothing. Nothing is lost by leaving: the runs in flight are durable,
+    and a worker resumes each after its last recorded step (docs/durable.md).
+    """
+
+    def leave() -> None:
+        sys.stderr.write(f"chrysalis worker: still stopping after {seconds:g} s; exiting now (runs resume later).\n")
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
+
+    timer = threading.Timer(seconds, leave)
+    timer.daemon = True  # a daemon itself: it never holds the exit it guards
+    timer.start()
 
 
 def queue_command(*, json_output: bool, watch: bool) -> int:

@@ -184,10 +184,10 @@ class ScriptedOpenAIServer:
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         """Record the request and pick its reply; ``None`` once the budget or script is spent."""
         with self._changed:
-            self.request_times.append(time.perf_counter())
             if self._is_redraw(body):
                 self.redraws += 1
                 return self._last
+            self.request_times.append(time.perf_counter())
             self.requests.append(body)
             self._changed.notify_all()
             index = len(self.requests) - 1
