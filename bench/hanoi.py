@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import random
 import re
 import sys
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from chrysalis.voting import VotingConfig, red_flags, vote
+from chrysalis.voting.micro import maker_k, predicted_samples
 from egress import provenance
 
 RESULTS = Path(__file__).parent / "results" / "hanoi.json"
@@ -357,15 +357,8 @@ def _recording_voter(sampler: Any, messages: list[Any], drawn: list[Any]) -> Cal
 # -- MAKER's arithmetic --------------------------------------------------------------------------
 
 
-def k_min(steps: int, p: float, target: float) -> int:
-    """The smallest k with (1 / (1 + ((1-p)/p)^k))^steps >= target (MAKER's bound, one rival answer)."""
-    per_step = target ** (-1 / steps) - 1
-    return max(1, math.ceil(math.log(per_step) / math.log((1 - p) / p)))
-
-
-def predicted_samples(k: int, p: float) -> float:
-    """MAKER's estimate of counted samples per step: k / (2p - 1)."""
-    return k / (2 * p - 1)
+k_min = maker_k
+"""The smallest k with (1 / (1 + ((1-p)/p)^k))^steps >= target: the library's ``maker_k``."""
 
 
 def exact_samples(k: int, p: float) -> float:

@@ -140,16 +140,20 @@ def red_flag(response: ModelResponse, tools: set[str]) -> str | None:
     details = response.provider_details or {}
     if details.get("corrections") or any(call.tool_name not in tools for call in calls):
         return "malformed"
-    if any(not isinstance(_arguments(call), dict) or _arguments(call) == {"__invalid__": True} for call in calls):
+    if any(_arguments(call) == _INVALID for call in calls):
         return "malformed"
     return _HEDGING(_text(response)) or _REPETITION(_text(response))
+
+
+_INVALID: dict[str, Any] = {"__invalid__": True}
+"""What ``_arguments`` gives for a call whose arguments are not a JSON object (a ``malformed`` candidate)."""
 
 
 def _arguments(call: Any) -> dict[str, Any]:
     try:
         args: dict[str, Any] = call.args_as_dict()
     except (ValueError, TypeError):
-        return {"__invalid__": True}
+        return dict(_INVALID)
     return args
 
 

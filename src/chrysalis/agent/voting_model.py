@@ -19,6 +19,7 @@ from pydantic_ai.models.wrapper import WrapperModel
 
 from chrysalis.agent.step_vote import StepVoting, call_key, critical_reason, describe, red_flag
 from chrysalis.events import Event, StepVote
+from chrysalis.llm.sampling import Decorrelation
 from chrysalis.voting import VoteError, vote_async
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ class VotingModel(WrapperModel):
                 drawn.append(first)
                 return first
             settings: dict[str, Any] = dict(model_settings or {})
-            settings.update(temperature=min(1.0, 0.4 + 0.1 * (i - 1)), seed=i)
+            settings.update(temperature=Decorrelation().temperature(i), seed=i)  # as the fast sampling path
             response = await self.wrapped.request(messages, settings, params)  # type: ignore[arg-type]
             drawn.append(response)
             return response
