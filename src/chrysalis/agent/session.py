@@ -123,12 +123,17 @@ class AgentSession:
         self.stores.traces.record(event.run_id, event.to_json())
         self.on_event(event)
 
-    def child(self, settings: Settings, profile: str, *, parent_run_id: str) -> AgentSession:
-        """A sub-agent's session: ``settings`` (narrowed), this session's model and stores, its profile's tools."""
+    def child(self, settings: Settings, profile: str, *, parent_run_id: str, voter: int | None = None) -> AgentSession:
+        """A sub-agent's session: ``settings`` (narrowed), this session's model and stores, its profile's tools.
+
+        ``voter``: one of several runs voted on (a decomposition's ``vote`` op), sampling as that voter.
+        """
+        from chrysalis.llm.decorrelated import decorrelated
+
         model, judge_model, tools = self.models.for_child(self.settings, profile)
         session = AgentSession(
             settings,
-            model=model,
+            model=decorrelated(model, voter),
             approver=one_at_a_time(self.approver, self._approvals),
             on_event=self.on_event,
             stores=self.stores,

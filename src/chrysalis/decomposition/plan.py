@@ -3,7 +3,9 @@
 A ``PlanNode`` is one task in the tree. Its ``op`` is what the decomposer did with it: ``decompose``
 (split into children, whose answers are then ``merge``d), ``spawn`` (a leaf run by a sub-agent), or
 ``inline`` (a leaf that may not be split further: the depth limit, or a rollback after an explosion;
-it is run by a sub-agent too). The ``vote`` op is how a split is decided (``planner.py``).
+it is run by a sub-agent too), ``vote`` (a leaf run by several sub-agents, the edit most of them made
+kept: ``ballots.py``), or ``merge`` (the leaf that resolves a split's conflicting edits: ``conflicts.py``).
+Each split is itself decided by a vote (``planner.py``).
 
 The ``DecompositionPhenotype`` is seed 001's (depth, breadth, cost, context, success rate); after
 every step it is checked against the priority's ``DecompositionLimits``; the first limit it passes

@@ -8,10 +8,14 @@
    breadth, cost, context) rolls the tree back to the node's ``pre-branch`` checkpoint and marks the
    node ``inline``: it will run whole, as one leaf. A node at the depth limit is ``inline`` too.
 3. **Execute** (``execute.py``): every leaf runs as a sub-agent (``AgentSession.child``, the leaf's
-   profile, the parent's policy), a few at a time. A split node whose children's rolling success
-   rate falls below the limit is rolled back while the work goes on (its children pruned, their
-   files put back) and runs whole. Spending past the cost limit cancels the leaves still to run.
-4. **Merge**: each split node's answer is its children's answers, in order; the root's is the result.
+   profile, the parent's policy), a few at a time; one that may write runs in a branch, its own copy
+   of the workspace (``branches.py``). A split node whose children's rolling success rate falls below
+   the limit is rolled back while the work goes on (its children pruned, their branches dropped) and
+   runs whole, voted when the priority votes (``ballots.py``). Spending past the cost limit cancels
+   the leaves still to run.
+4. **Merge**: each split node's branches are merged into its workspace, three ways per file; a
+   conflict goes to a ``merge`` leaf (``conflicts.py``). Its answer is its children's answers, in
+   order; the root's is the result.
 5. **Archive**: a plan whose leaves all succeeded is offered to the MAP-Elites archive (one elite per
    task type and phenotype bin), where it may be replayed for the next similar task.
 
@@ -219,6 +223,7 @@ class Decomposer:
             checkpoints=self.checkpoints,
             explosions=explosions,
             node_event=lambda node, detail: self._node(node, detail=detail),
+            voting=self.plan.voting,
             concurrency=self.concurrency,
         )
 

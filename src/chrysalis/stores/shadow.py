@@ -134,6 +134,18 @@ class ShadowRepo:
             changes.append(Change(path=path, mode=src_mode, blob=src_blob))
         return changes
 
+    def files(self, tree: str) -> dict[str, tuple[str, str]]:
+        """Every file of snapshot ``tree``: its path, with its git mode and object id."""
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", tree).stdout
+        found: dict[str, tuple[str, str]] = {}
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            header, path = item.split(b"\t", 1)
+            mode, _kind, blob = header.decode().split(" ")
+            found[os.fsdecode(path)] = (mode, blob)
+        return found
+
     def read_blobs(self, blobs: Sequence[str]) -> dict[str, bytes]:
         """The contents of the given objects, read in one go."""
         unique = list(dict.fromkeys(blobs))
