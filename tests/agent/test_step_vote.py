@@ -155,6 +155,26 @@ def test_a_cheap_run_does_not_vote_on_writes(notes: Path) -> None:
     assert drawn == [0.0, 0.0]
 
 
+@pytest.mark.parametrize(("priority", "voting", "voted"), [("best", "none", False), ("cheap", "medium", True)])
+def test_the_voting_setting_overrides_the_prioritys_level(notes: Path, priority: str, voting: str, voted: bool) -> None:
+    drawn: list[float] = []
+    _, events = run_agent(
+        notes,
+        FunctionModel(writer(drawn)),
+        "write the answer",
+        level=2,
+        mode="code",
+        priority=priority,
+        voting=voting,
+        yes=True,
+    )
+    start = next(e for e in events if isinstance(e, Start))
+    assert start.voting is not None and start.voting["level"] == voting
+    assert start.priority_plan is not None and start.priority_plan["voting"] == voting
+    assert bool([e for e in events if isinstance(e, StepVote)]) is voted
+    assert (notes / "answer.txt").read_text() == ("right\n" if voted else "wrong\n")
+
+
 def test_every_step_is_voted_when_this_task_type_rarely_succeeds_on_this_model(notes: Path) -> None:
     from chrysalis.config import load_settings
 

@@ -55,20 +55,19 @@ def test_undo_after_a_decomposition_restores_every_file_of_every_leaf(tmp_path: 
 
     listed = chrysalis("undo", "--list", "--workspace", str(ws))
 
+    # The leaves wrote in branches of their own; the decomposition merged their edits into the
+    # workspace, checkpointing each file first: the whole tree's changes are the top run's.
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[0].startswith(f"{top}  0 file(s)  top")
-    assert sorted(line.split()[0] for line in lines[1:3]) == sorted(leaves)
-    assert all(line.startswith("  ") for line in lines[1:3])
-    assert {line.split("  ")[2] for line in lines[1:3]} == {"1 file(s)", "2 file(s)"}
-    assert "would restore 3 file(s) of 2 run(s)" in listed.stdout and "Nothing was changed" in listed.stdout
+    assert lines[0].startswith(f"{top}  3 file(s)  top"), listed.stdout
+    assert "would restore 3 file(s)" in listed.stdout and "Nothing was changed" in listed.stdout
     assert (ws / "a.txt").exists() and "a * b" in (ws / "calc.py").read_text()  # --list changed nothing
 
     undo = chrysalis("undo", "--workspace", str(ws))
 
     assert undo.returncode == 0, undo.stderr
     assert sorted(p.name for p in ws.iterdir()) == ["calc.py"] and (ws / "calc.py").read_text() == ORIGINAL
-    assert f"undid 3 file(s) of run {top} and 2 run(s) it started" in " ".join(undo.stdout.split())
+    assert f"undid 3 file(s) of run {top}" in " ".join(undo.stdout.split()), undo.stdout
     assert_clean_error(chrysalis("undo", "--workspace", str(ws)), 2, "Nothing to undo")
 
 

@@ -21,7 +21,7 @@ from chrysalis.agent.step_vote import StepVoting
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Start
-from chrysalis.evolve.priority import plan_for
+from chrysalis.evolve.priority import plan_for, plan_of
 from chrysalis.stores.evals import EvalStore
 from chrysalis.tools.base import ToolSpec
 from chrysalis.tools.registry import profile_tools
@@ -287,7 +287,7 @@ def start_event(
         model_reason=routing.explain() if routing else None,
         candidates=tuple(p.to_json() for p in routing.posteriors) if routing else None,
         priority=s.priority,
-        priority_plan=plan_for(s.priority).to_json(),
+        priority_plan=plan_of(s).to_json(),
         parent_run_id=parent_run_id,
         refine_model=choice.refiner,
         session_id=session_id,

@@ -98,9 +98,9 @@ class StepVoting:
 
 def step_voting(settings: Settings, evals: EvalStore, task_type: str, model: str) -> StepVoting:
     """The triggers of one run: the priority's level, and this task type's record on this model."""
-    from chrysalis.evolve.priority import plan_for
+    from chrysalis.evolve.priority import plan_of
 
-    plan = plan_for(settings.priority)
+    plan = plan_of(settings)
     rate = next(
         (s.success_rate for s in evals.by_model(task_type) if s.model == model and s.runs >= MIN_RUNS),
         None,

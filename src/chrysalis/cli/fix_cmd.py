@@ -18,7 +18,7 @@ from chrysalis.cli.render import JsonRenderer, RichRenderer, print_warnings
 from chrysalis.config import SettingFlags, Settings, load_settings
 from chrysalis.errors import EXIT_FAILED, EXIT_OK, UsageError
 from chrysalis.events import Event
-from chrysalis.evolve.priority import plan_for
+from chrysalis.evolve.priority import plan_of
 from chrysalis.stores import Stores
 from chrysalis.voting import VotingConfig
 
@@ -110,7 +110,7 @@ def _repair_config(
     """How hard to try: the flags' samples, the priority's voting level, the budget and the time limit."""
     from chrysalis.repair import RepairConfig
 
-    level = plan_for(settings.priority).voting
+    level = plan_of(settings).voting
     voting = VotingConfig.level("low" if level == "none" else level)
     return RepairConfig(
         command,

@@ -30,6 +30,7 @@ __all__ = [
     "StepsOpt",
     "TimeoutOpt",
     "UnsafeOpt",
+    "VotingOpt",
     "WorkspaceOpt",
     "YesOpt",
     "config_flags",
@@ -63,6 +64,10 @@ LevelOpt = Annotated[
 PriorityOpt = Annotated[
     str | None,
     typer.Option("--priority", help="fast | cheap | best | verbose | a sentence.", autocompletion=_complete_priority),
+]
+VotingOpt = Annotated[
+    str | None,
+    typer.Option("--voting", help="Vote critical steps: auto (by priority), none, low, medium, high, critical."),
 ]
 BudgetOpt = Annotated[str | None, typer.Option("--budget", help="Most USD the run may spend.")]
 TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Most seconds the run may take.")]

@@ -15,6 +15,7 @@ __all__ = [
     "PROFILES",
     "TELEMETRY",
     "TOOL_PROFILES",
+    "VOTING_CHOICES",
     "Mode",
 ]
 
@@ -26,6 +27,8 @@ DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 EMBEDDING_PROVIDERS = ("openai", "openrouter", "ollama")
 """The ``provider:`` prefixes the ``embeddings`` setting accepts: those that speak OpenAI's ``/embeddings``."""
 PRIORITY_KEYWORDS = ("fast", "cheap", "best", "verbose", "compact")
+VOTING_CHOICES = ("auto", "none", "low", "medium", "high", "critical")
+"""The ``voting`` setting: ``auto`` (the priority's level) or one of seed 001's levels (``chrysalis.voting.LEVELS``)."""
 MIN_SUBSCRIPTION_CHARS = 1000
 """The smallest ``subscription_chars`` other than 0: a heading, a little content and the cut marker."""
 LEVEL_NAMES = {0: "read-only", 1: "sandboxed read", 2: "write", 3: "shell"}

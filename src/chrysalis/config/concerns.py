@@ -47,6 +47,7 @@ class ModelChoice:
     auto_models: tuple[str, ...]
     base_url: str | None
     priority: str
+    voting: str
     prices: Mapping[str, tuple[float, float]]
 
 

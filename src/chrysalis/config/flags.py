@@ -26,6 +26,7 @@ class SettingFlags:
     auto_models: str | Sequence[str] | None = None
     base_url: str | None = None
     priority: str | None = None
+    voting: str | None = None
     prices: str | Mapping[str, Mapping[str, float]] | None = None
     mode: str | None = None
     level: int | str | None = None

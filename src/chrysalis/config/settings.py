@@ -23,6 +23,7 @@ from chrysalis.config.choices import (
     PRIORITY_KEYWORDS,
     PROFILES,
     TELEMETRY,
+    VOTING_CHOICES,
     Mode,
 )
 from chrysalis.config.coerce import (
@@ -114,6 +115,15 @@ class Settings(ByConcern):
             hint="|".join(PRIORITY_KEYWORDS) + "|<sentence>",
             allowed="one of " + ", ".join(PRIORITY_KEYWORDS) + ", or a sentence",
             help="What matters now: fast, cheap, best, verbose, compact, or a sentence.",
+        ),
+    )
+    voting: str = setting(
+        "auto",
+        Entry(
+            concern="model choice",
+            coerce=OneOf(VOTING_CHOICES),
+            example="none",
+            help="How critical steps are voted on: auto (the priority's level), or none, low, medium, high, critical.",
         ),
     )
     prices: Mapping[str, tuple[float, float]] = computed(

@@ -38,7 +38,7 @@ from chrysalis.decomposition.execute import Spend, TreeRunner, succeeded
 from chrysalis.decomposition.plan import DecompositionPhenotype, PlanNode, explosion, phenotype_bin, score
 from chrysalis.decomposition.planner import Planner
 from chrysalis.events import PlanEnd, PlanNodeEvent, Start
-from chrysalis.evolve.priority import DecompositionLimits, PriorityPlan, plan_for
+from chrysalis.evolve.priority import DecompositionLimits, PriorityPlan, plan_of
 from chrysalis.stores.patterns import Pattern
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Decomposer:
         from chrysalis.voting import VotingConfig
 
         self.session = session
-        self.plan: PriorityPlan = plan_for(session.settings.priority)
+        self.plan: PriorityPlan = plan_of(session.settings)
         self.limits: DecompositionLimits = self.plan.limits
         self.planner = planner or Planner(session.model, VotingConfig.level(self.plan.voting))
         self.concurrency = concurrency

@@ -29,9 +29,10 @@ from chrysalis.evolve.selection import intents
 from chrysalis.llm.embeddings import LexicalEmbedder
 
 if TYPE_CHECKING:
+    from chrysalis.config import Settings
     from chrysalis.llm.routing import Preference
 
-__all__ = ["KEYWORD_PLANS", "DecompositionLimits", "PriorityPlan", "plan_for"]
+__all__ = ["KEYWORD_PLANS", "DecompositionLimits", "PriorityPlan", "plan_for", "plan_of"]
 
 VOTING_LEVELS = ("none", "low", "medium", "high", "critical")
 
@@ -134,3 +135,9 @@ def plan_for(priority: str | None) -> PriorityPlan:
             limits=replace(plan.limits, max_cost_usd=max(plan.limits.max_cost_usd, 5.00)),
         )
     return plan
+
+
+def plan_of(settings: Settings) -> PriorityPlan:
+    """The plan of ``settings``: its priority's, with the ``voting`` setting's level when it is not ``auto``."""
+    plan = plan_for(settings.priority)
+    return plan if settings.voting == "auto" else replace(plan, voting=settings.voting)

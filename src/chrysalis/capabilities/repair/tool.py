@@ -18,7 +18,7 @@ from pydantic import Field
 
 from chrysalis.config import Settings
 from chrysalis.events import Event
-from chrysalis.evolve.priority import plan_for
+from chrysalis.evolve.priority import plan_of
 from chrysalis.llm.names import ModelName
 from chrysalis.repair.apply import Authorise, allow_all
 from chrysalis.stores.checkpoints import CheckpointStore
@@ -134,7 +134,7 @@ def _config(settings: Settings, command: str, hint: str | None) -> RepairConfig:
     from chrysalis.repair import RepairConfig
     from chrysalis.voting import VotingConfig
 
-    level = plan_for(settings.priority).voting
+    level = plan_of(settings).voting
     voting = VotingConfig.level("low" if level == "none" else level)
     return RepairConfig(command, samples=SAMPLES, max_samples=MAX_SAMPLES, hint=hint, voting=voting)
 
