@@ -9,6 +9,7 @@ first-to-ahead-by-k (``chrysalis.vote_async``). The step's usage is every candid
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -19,6 +20,7 @@ from pydantic_ai.models.wrapper import WrapperModel
 
 from chrysalis.agent.step_vote import StepVoting, call_key, critical_reason, describe, red_flag
 from chrysalis.events import Event, StepVote
+from chrysalis.llm.many_replies import draw_many, takes_n
 from chrysalis.llm.sampling import Decorrelation
 from chrysalis.voting import VoteError, vote_async
 
@@ -98,21 +100,28 @@ class VotingModel(WrapperModel):
             return first
         drawn: list[ModelResponse] = []
         tools = {tool.name for tool in params.function_tools}
+        config = self.voting.config()
+        together: asyncio.Future[list[ModelResponse]] | None = None
 
         async def sample(i: int) -> ModelResponse:
+            nonlocal together
             if i == 0:
                 drawn.append(first)
                 return first
-            settings: dict[str, Any] = dict(model_settings or {})
-            settings.update(temperature=Decorrelation().temperature(i), seed=i)  # as the fast sampling path
-            response = await self.wrapped.request(messages, settings, params)  # type: ignore[arg-type]
+            if i < config.n and takes_n(self.wrapped):  # the first round's redraws: one request, n choices
+                if together is None:
+                    batch = draw_many(self.wrapped, messages, _as_voter(model_settings, 1), params, config.n - 1)
+                    together = asyncio.ensure_future(batch)
+                replies = await asyncio.shield(together)
+                if len(replies) >= i:
+                    drawn.append(replies[i - 1])
+                    return replies[i - 1]
+            response = await self.wrapped.request(messages, _as_voter(model_settings, i), params)
             drawn.append(response)
             return response
 
         try:
-            result = await vote_async(
-                sample, self.voting.config(), normalize=call_key, red_flag=lambda r: red_flag(r, tools)
-            )
+            result = await vote_async(sample, config, normalize=call_key, red_flag=lambda r: red_flag(r, tools))
             winner: ModelResponse = result.winner
             counts, flagged, consensus = result.counts, result.flagged, result.consensus
         except VoteError:  # every candidate red-flagged: the first reply stands, the loop's own guards see it
@@ -133,3 +142,10 @@ class VotingModel(WrapperModel):
             )
         )
         return replace(winner, usage=usage)
+
+
+def _as_voter(model_settings: ModelSettings | None, i: int) -> ModelSettings:
+    """The request's settings as voter ``i`` draws: its temperature and seed, as the fast sampling path."""
+    settings: dict[str, Any] = dict(model_settings or {})
+    settings.update(temperature=Decorrelation().temperature(i), seed=i)
+    return settings  # type: ignore[return-value]

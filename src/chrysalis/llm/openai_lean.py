@@ -15,7 +15,9 @@ stay the SDK's. Imported only when an OpenAI-wire model is built.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cached_property
 from typing import Any
 
@@ -23,11 +25,26 @@ from openai import AsyncOpenAI
 from openai.resources.chat import AsyncChat
 from openai.resources.chat.completions import AsyncCompletions
 
-__all__ = ["LeanAsyncOpenAI"]
+__all__ = ["LeanAsyncOpenAI", "keeping_completions"]
 
 
 _VERBATIM = ("tools",)
 """Parameters besides ``messages`` that pydantic-ai builds as JSON already: sent as they are."""
+_KEPT: ContextVar[list[Any] | None] = ContextVar("chrysalis_kept_completions", default=None)
+
+
+@contextmanager
+def keeping_completions() -> Iterator[list[Any]]:
+    """The raw completions of the (non-streamed) requests made inside: pydantic-ai reads only the first choice.
+
+    Replies drawn together (``n``, ``llm/many_replies.py``) need the others.
+    """
+    kept: list[Any] = []
+    token = _KEPT.set(kept)
+    try:
+        yield kept
+    finally:
+        _KEPT.reset(token)
 
 
 class _LeanCompletions(AsyncCompletions):
@@ -40,7 +57,11 @@ class _LeanCompletions(AsyncCompletions):
             value = params.get(name)
             if isinstance(value, list | tuple):
                 body[name] = list(params.pop(name))
-        return await super().create(messages=[], extra_body=body, **params)
+        completion = await super().create(messages=[], extra_body=body, **params)
+        kept = _KEPT.get()
+        if kept is not None and not params.get("stream"):
+            kept.append(completion)
+        return completion
 
 
 class _LeanChat(AsyncChat):

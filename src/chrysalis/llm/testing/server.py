@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["ScriptedOpenAIServer", "ScriptedReply"]
 
@@ -73,6 +73,7 @@ class ScriptedOpenAIServer:
         max_seconds: float = 120.0,
         models: Sequence[str] = ("scripted",),
         replay_redraws: bool = True,
+        n: Literal["ignore", "choices", "refuse"] = "ignore",
     ) -> None:
         """Prepare the server (it starts on ``start()`` or ``with``).
 
@@ -88,6 +89,10 @@ class ScriptedOpenAIServer:
                 ``seed`` of 1 or more, as ``VotingModel`` sends for a critical step) with the previous
                 reply, as a deterministic model would, without using up the script or the budget.
                 ``False`` for tests of sampling itself, whose voters are scripted one by one.
+            n: What a request for several choices (``n`` > 1) gets: ``ignore`` (one choice, as many
+                servers do), ``choices`` (``n`` choices: a function script is called once per choice,
+                the body's ``choice`` saying which; a redraw replays the previous reply in each), or
+                ``refuse`` (HTTP 400, as servers that do not take ``n``).
         """
         self.script = script
         self.models = tuple(models)
@@ -97,6 +102,7 @@ class ScriptedOpenAIServer:
         """``time.perf_counter()`` when each request arrived (for start-up benchmarks)."""
         self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
         self.replay_redraws = replay_redraws
+        self.n = n
         self.redraws = 0
         """Voters' redraws answered with the previous reply (not in ``requests``, which the script answered)."""
         self._last: ScriptedReply | None = None
@@ -203,6 +209,13 @@ class ScriptedOpenAIServer:
             self._last = ScriptedReply(text=reply) if isinstance(reply, str) else reply
         return self._last
 
+    def another_choice(self, body: dict[str, Any], choice: int, first: ScriptedReply) -> ScriptedReply:
+        """Choice ``choice`` (1 or more) of a request for several: the script's, or the first again."""
+        if not callable(self.script):
+            return first
+        reply = self.script({**body, "choice": choice})
+        return ScriptedReply(text=reply) if isinstance(reply, str) else reply
+
     def _is_redraw(self, body: dict[str, Any]) -> bool:
         """A voter's redraw of the previous request (caller holds the lock)."""
         if not self.replay_redraws or not self.requests or self._last is None or not body.get("seed"):
@@ -218,20 +231,24 @@ class _QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def _completion_body(reply: ScriptedReply, model: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-            for i, (name, args) in enumerate(reply.tool_calls)
-        ]
+def _completion_body(replies: list[ScriptedReply], model: str) -> dict[str, Any]:
+    choices = []
+    for index, reply in enumerate(replies):
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for i, (name, args) in enumerate(reply.tool_calls)
+            ]
+        finish = "tool_calls" if reply.tool_calls else "stop"
+        choices.append({"index": index, "message": message, "finish_reason": finish})
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        "usage": _usage(reply),
+        "choices": choices,
+        "usage": _usage(replies[0]),
     }
 
 
@@ -283,15 +300,25 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
             except json.JSONDecodeError:
                 body = {}
-            reply = server._deliverable(server.next_reply(body))
+            wanted = int(body.get("n") or 1)
+            if wanted > 1 and server.n == "refuse":
+                server.next_reply(body)  # counted as a request, as a real server would have received it
+                reply = ScriptedReply.error(400, "n > 1 is not supported")
+            else:
+                reply = server._deliverable(server.next_reply(body))
             model = str(body.get("model", "scripted"))
-            if reply.status >= 400:
+            if reply.status < 400 and wanted > 1 and server.n == "choices" and not body.get("stream"):
+                replies = [reply, *(server.another_choice(body, k, reply) for k in range(1, wanted))]
+                self._send(200, json.dumps(_completion_body(replies, model)).encode(), "application/json", {})
+            elif reply.status >= 400:
                 error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
                 self._send(reply.status, json.dumps(error).encode(), "application/json", reply.headers)
             elif body.get("stream"):
                 self._send(200, _stream_body(reply, model), "text/event-stream", reply.headers)
             else:
-                self._send(200, json.dumps(_completion_body(reply, model)).encode(), "application/json", reply.headers)
+                self._send(
+                    200, json.dumps(_completion_body([reply], model)).encode(), "application/json", reply.headers
+                )
 
         def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
             self.send_response(status)

@@ -1,0 +1,14 @@
+from matrix import identity, row_sums, scale, shape
+
+
+def test_shape():
+    assert shape([[1, 2, 3], [4, 5, 6]]) == (2, 3)
+    assert shape([]) == (0, 0)
+
+
+def test_row_sums():
+    assert row_sums([[1, 2], [3, 4]]) == [3, 7]
+
+
+def test_scale_and_identity():
+    assert scale(identity(2), 3) == [[3, 0], [0, 3]]

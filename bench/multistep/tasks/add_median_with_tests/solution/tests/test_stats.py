@@ -1,0 +1,29 @@
+import pytest
+
+from stats import mean, median, value_range
+
+
+def test_mean():
+    assert mean([1, 2, 3, 4]) == 2.5
+
+
+def test_mean_empty():
+    with pytest.raises(ValueError):
+        mean([])
+
+
+def test_value_range():
+    assert value_range([4, -1, 7]) == 8
+
+
+def test_median_odd():
+    assert median([5, 1, 3]) == 3
+
+
+def test_median_even():
+    assert median([1, 2, 3, 10]) == 2.5
+
+
+def test_median_empty():
+    with pytest.raises(ValueError):
+        median([])
