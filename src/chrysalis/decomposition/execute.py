@@ -224,7 +224,8 @@ class TreeRunner:
             self.node_event(child, f"rolled back: {boom}")
         checkpoint = self.checkpoints.before_split(node.id)
         node.children = checkpoint.tree.find(node.id).snapshot().children  # none: as it was before its split
-        node.op, node.status = ("vote" if self.voting != "none" else "inline"), "planned"
+        voted = self.voting != "none" and self._isolate and writes(node)  # a vote keeps edits: only for writers
+        node.op, node.status = ("vote" if voted else "inline"), "planned"
         how = "is voted" if node.op == "vote" else "runs whole"
         self.node_event(node, f"explosion ({boom}): back to its {checkpoint.reason} checkpoint{restored}; {how}")
         await self._run_leaf(node, workspace)
