@@ -195,6 +195,28 @@ def test_test_files_are_protected(workspace: Path) -> None:
     assert any(isinstance(e, RedFlag) and e.kind == "protected_file" for e in events)
 
 
+NEW_TEST = "from calc import subtract\n\n\ndef test_subtract_zero():\n    assert subtract(4, 0) == 4\n"
+
+
+@pytest.mark.parametrize(
+    ("task", "flags", "written"),
+    [
+        ("add a test for subtract with zero", {}, True),  # the task asks for a test: it may be written
+        ("add a test for subtract with zero", {"protect_tests": True}, False),  # unless the user said so
+        ("make the failing test pass", {}, False),  # there the tests are the judge, not the work
+    ],
+)
+def test_a_task_that_asks_for_tests_may_write_them_unless_the_user_protected_them(
+    workspace: Path, task: str, flags: dict[str, Any], written: bool
+) -> None:
+    events: list[Event] = []
+    script = ScriptedModel([tool("write_file", path="tests/test_zero.py", content=NEW_TEST), final("done")])
+    session = session_for(workspace, script, events, level=2, yes=True, **flags)
+    asyncio.run(session.run(task))
+    assert (workspace / "tests" / "test_zero.py").exists() is written
+    assert any(isinstance(e, RedFlag) and e.kind == "protected_file" for e in events) is not written
+
+
 def test_repeated_identical_calls_are_red_flagged_then_stopped(workspace: Path) -> None:
     events: list[Event] = []
     script = ScriptedModel([tool("read_file", path="calc.py")])

@@ -319,3 +319,22 @@ def test_the_judge_decides_by_effect_and_reviews_mcp_tools_whatever_their_level(
     spec = ToolSpec("remember", "", ToolArgs, effect, 0, lambda _a, _c: ToolResult.success(""))
     assert policy.judged(spec) is judged
     assert policy.judged(McpToolSpec("mcp__s__t", "", McpArgs, effect, 0, spec.run, server="s"))
+
+
+@pytest.mark.parametrize(
+    ("task", "asks"),
+    [
+        ("Rename calc_total to invoice_total everywhere (invoice.py, report.py and the tests).", True),
+        ("Add from_roman to roman.py with tests for it", True),
+        ("write unit tests for parser.py", True),
+        ("fix the failing test", False),
+        ("make the tests pass", False),
+        ("Fix the bug in calc.py so the tests pass", False),
+        ("Change calc.py so that the test passes", False),
+        ("Edit calc.py. The tests must pass.", False),
+    ],
+)
+def test_a_task_asks_for_test_changes_only_when_tests_are_the_work(task: str, asks: bool) -> None:
+    from chrysalis.tools.policy import asks_for_test_changes
+
+    assert asks_for_test_changes(task) is asks

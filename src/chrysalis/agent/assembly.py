@@ -150,6 +150,8 @@ def run_scope(
     ``domains`` are the session's approved web domains, which the run's policy reads and adds to.
     """
     policy = Policy.from_settings(settings, domains)
+    if not sub_agent:
+        policy = policy.for_task(task, settings)
 
     def charge(cost: float) -> None:
         tally.cost_usd += cost

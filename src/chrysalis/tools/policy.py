@@ -32,6 +32,7 @@ The questions it answers, and who asks:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
@@ -55,6 +56,7 @@ __all__ = [
     "Policy",
     "Reason",
     "SandboxMode",
+    "asks_for_test_changes",
     "is_doc_path",
     "is_test_path",
     "mode_allows",
@@ -293,6 +295,19 @@ class Policy:
         """
         return host_rules(self.rules, self.domains if self.level < 3 and not self.auto_approve else None)
 
+    def for_task(self, task: str, settings: Settings) -> Policy:
+        """This policy for one top-level run of ``task``: tests stay protected unless the task asks to change them.
+
+        ``protect_tests`` keeps a "make the tests pass" run from weakening the tests. A user who asks
+        for tests to be written, updated or renamed ("add median() and tests for it", "rename
+        calc_total everywhere, tests included") means the agent to edit them; refused, the run could
+        not do what it was asked. So, when the setting is at its default, such a task lifts it for its
+        run. A ``protect_tests = true`` the user set stays, and a sub-agent's task never lifts it.
+        """
+        if self.protect_tests and settings.sources.get("protect_tests") == "default" and asks_for_test_changes(task):
+            return replace(self, protect_tests=False)
+        return self
+
     def narrowed(self, *, level: int | None = None, mode: str | None = None, asker: str = "A sub-agent") -> Policy:
         """A narrower policy: this one with a level no higher and a mode whose effects this mode has.
 
@@ -377,6 +392,23 @@ def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> tuple[str, str] | None
                 "--mode code",
             )
     return None
+
+
+_TEST_WORK = re.compile(
+    r"\b(add|write|create|update|change|edit|rename|move|extend|adjust|cover)\w*\b"
+    r"(?:[^.;!?]|[.](?=\S))*?"  # within one sentence (a dot in "calc.py" does not end it)
+    r"\btests?\b(?! *pass)",
+    re.IGNORECASE,
+)
+"""A verb of writing before "test(s)" in the same sentence, the tests not being what must pass."""
+
+
+def asks_for_test_changes(task: str) -> bool:
+    """Whether ``task`` asks for tests to be written or changed ("add tests", "rename ... and the tests").
+
+    "Make the tests pass" and "fix the failing test" do not: there the tests are the judge, not the work.
+    """
+    return _TEST_WORK.search(task) is not None
 
 
 def _test_denial(tool: ToolSpec, args: Any, protect_tests: bool) -> str | None:
