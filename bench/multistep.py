@@ -14,6 +14,8 @@ Each configuration runs every task as a user would type it, in a fresh copy and 
 ``CHRYSALIS_HOME``: ``chrysalis run PROMPT --json --level 2 --mode code --yes --voting LEVEL``
 (``none``: no step is voted but destructive commands; ``medium``: what the default priority votes,
 every write and command by 3 candidates, ahead by 2). Then the hidden check runs in the copy.
+Half the tasks ask for tests to be written or renamed: as their prompts say so, the run may edit
+test files (``Policy.for_task``); the others keep them protected, as a user's run would.
 
 A row: ``finished`` (the hidden check passes), ``claimed`` (the run ended with success), a
 ``false_claim`` (claimed, and the check fails: must stay 0), tokens, seconds, steps, the votes the
@@ -36,12 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from egress import provenance  # a sibling bench module: bench/ is on the path when the script runs
+
 BENCH = Path(__file__).resolve().parent
 TASKS = BENCH / "multistep" / "tasks"
 RESULTS = BENCH / "results" / "multistep.json"
-sys.path.insert(0, str(BENCH))
-
-from egress import provenance  # noqa: E402  (a sibling bench module)
 
 CHECK = ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
@@ -72,10 +73,17 @@ def load_tasks(names: list[str] | None = None) -> list[Task]:
 
 
 def check_passes(task: Task, workspace: Path) -> bool:
-    """The hidden acceptance tests, run in ``workspace`` (the project first on the import path)."""
+    """The hidden acceptance tests, run from ``workspace`` under the project's own ``pytest.ini``.
+
+    They are copied beside the workspace, not into it: a rename's check looks for the old name in every file there.
+    """
+    hidden = workspace.parent / "hidden_check"
+    shutil.rmtree(hidden, ignore_errors=True)
+    shutil.copytree(task.folder / "check", hidden)
     env = {**os.environ, "PYTHONPATH": str(workspace), "PYTHONDONTWRITEBYTECODE": "1"}
+    ini = ["-c", str(workspace / "pytest.ini"), "--rootdir", str(workspace)]
     done = subprocess.run(
-        [sys.executable, *CHECK, str(task.folder / "check")],
+        [sys.executable, *CHECK, *ini, str(hidden)],
         cwd=workspace,
         env=env,
         capture_output=True,
@@ -94,21 +102,35 @@ def self_check(tasks: list[Task]) -> int:
             shutil.copytree(task.folder / "workspace", work)
             before = check_passes(task, work)
             shutil.copytree(task.folder / "solution", work, dirs_exist_ok=True)
-            after = check_passes(task, work) and subprocess.run([sys.executable, *CHECK], cwd=work).returncode == 0
+            visible = subprocess.run([sys.executable, *CHECK], cwd=work, capture_output=True, check=False)
+            after = check_passes(task, work) and visible.returncode == 0
         ok = not before and after
         bad += not ok
         print(f"{task.name:32} {task.kind:13} {'ok' if ok else 'BAD'} (check before: {before}, after: {after})")
     return 1 if bad else 0
 
 
-def attempt(task: Task, model: str, voting: str, time_limit: float) -> dict[str, Any]:
+def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: str | None = None) -> dict[str, Any]:
     """One run of ``task`` at ``voting``, typed as a user would, then its hidden check."""
     with tempfile.TemporaryDirectory(prefix="chrysalis-multistep-") as folder:
         work, home = Path(folder) / "work", Path(folder) / "home"
         shutil.copytree(task.folder / "workspace", work)
         argv = [
-            *("chrysalis", "run", task.prompt, "--json", "--level", "2", "--mode", "code", "--yes"),
+            *(
+                sys.executable,
+                "-m",
+                "chrysalis",
+                "run",
+                task.prompt,
+                "--json",
+                "--level",
+                "2",
+                "--mode",
+                "code",
+                "--yes",
+            ),
             *("--model", model, "--voting", voting, "--timeout", f"{time_limit:g}", "--workspace", str(work)),
+            *(("--base-url", base_url) if base_url else ()),
         ]
         env = {**os.environ, "CHRYSALIS_HOME": str(home)}
         started = time.perf_counter()
@@ -163,9 +185,8 @@ def main() -> int:
     """Run the configurations over the tasks (or ``--self-check`` them) and write the results file."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
-    parser.add_argument(
-        "--configs", default="none,medium", help="comma-separated --voting levels"
-    )
+    parser.add_argument("--base-url", default=None, help="an OpenAI-compatible server for --model")
+    parser.add_argument("--configs", default="none,medium", help="comma-separated --voting levels")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per run (the run's --timeout)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of --out and do only the rest")
@@ -187,7 +208,7 @@ def main() -> int:
         for config in configs:
             if (task.name, config) in done:
                 continue
-            row = attempt(task, options.model, config, options.time_limit)
+            row = attempt(task, options.model, config, options.time_limit, options.base_url)
             rows.append(row)
             verdict = "FINISHED" if row["finished"] else "FALSE CLAIM" if row["false_claim"] else "failed"
             print(f"{task.name:32} voting={config:7} {verdict:11} {row['seconds']:6.1f} s  {row['votes']} votes")
@@ -202,6 +223,7 @@ def write(options: argparse.Namespace, configs: list[str], rows: list[dict[str, 
     options.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "model": options.model,
+        "base_url": options.base_url,
         "configs": configs,
         "tasks": len({r["task"] for r in rows}),
         "time_limit_s": options.time_limit,

@@ -1,0 +1,13 @@
+"""Recording and formatting expenses."""
+
+
+def format_amount(amount, config):
+    """12.5 -> '12.50 EUR'"""
+    return f"{amount:.2f} {config['currency']}"
+
+
+def add_expense(ledger, category, amount, config):
+    if category not in config["categories"]:
+        raise ValueError(f"unknown category {category!r}")
+    ledger.setdefault(category, []).append(amount)
+    return format_amount(amount, config)
