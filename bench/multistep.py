@@ -132,7 +132,7 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
             *("--model", model, "--voting", voting, "--timeout", f"{time_limit:g}", "--workspace", str(work)),
             *(("--base-url", base_url) if base_url else ()),
         ]
-        env = {**os.environ, "CHRYSALIS_HOME": str(home)}
+        env = {**os.environ, "CHRYSALIS_HOME": str(home), "CHRYSALIS_MODEL_CACHE": str(model_cache())}
         started = time.perf_counter()
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=time_limit + 120, check=False)
         seconds = time.perf_counter() - started
@@ -157,6 +157,14 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
         "vote_samples": sum(int(v.get("samples", 0)) for v in votes),
         "load_1m": round(os.getloadavg()[0], 2),
     }
+
+
+def model_cache() -> Path:
+    """Where the embedded model's weights are: each run has a fresh home, but the same weights."""
+    from chrysalis.config import chrysalis_home
+
+    given = os.environ.get("CHRYSALIS_MODEL_CACHE")
+    return Path(given).expanduser() if given else chrysalis_home() / "models"
 
 
 def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, Any]:

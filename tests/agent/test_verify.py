@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.agent.guards import RunGuards
-from chrysalis.agent.verify import FinalCheck, asks_for_a_fix
+from chrysalis.agent.verify import FinalCheck, asks_for_a_change, asks_for_a_fix
 from chrysalis.config import load_settings
 from chrysalis.events import Check, Event, RedFlag
 from chrysalis.llm.testing import ScriptedModel, final, tool
@@ -103,6 +103,45 @@ def test_a_fix_task_that_changes_nothing_cannot_say_done_while_the_tests_fail(wo
 )
 def test_which_tasks_ask_for_a_fix(task: str, held: bool) -> None:
     assert asks_for_a_fix(task) is held
+
+
+ADD = "Add a divide(a, b) function to calc.py"
+
+
+def test_an_order_to_change_code_answered_without_an_edit_is_not_done(workspace: Path) -> None:
+    script = ScriptedModel([final("I added divide."), final("It is there."), final("Done.")])
+    result, events = run_agent(workspace, script, ADD, level=2, yes=True)
+    assert not result.success and result.verified is False
+    assert result.problem == "the task asks for a change to the code, and no file was changed"
+    told = [str(getattr(part, "content", "")) for message in script.seen[-1] for part in message.parts]
+    assert sum("no file has been changed yet" in text for text in told) == 2  # sent back twice, then it stands
+    assert checks(events) == []  # nothing to test: the verdict needs no command
+
+
+def test_an_order_to_change_code_that_edits_is_judged_as_usual(tmp_path: Path) -> None:
+    workspace = tmp_path / "notes"
+    workspace.mkdir()
+    script = ScriptedModel(
+        [tool("write_file", path="calc.py", content="def divide(a, b):\n    return a / b\n"), final("ok")]
+    )
+    result, _ = run_agent(workspace, script, ADD, level=2, yes=True)
+    assert result.success and result.verified is None  # no tests here: nothing can check it, nothing claims it
+
+
+@pytest.mark.parametrize(
+    ("task", "held"),
+    [
+        (ADD, True),
+        ("Rename calc_total to invoice_total everywhere", True),
+        ("please fix the two bugs in parser.py", True),
+        ("In calc.py, add divide", False),  # not judged: only a task that starts with the order
+        ("List the files I should change", False),
+        ("Add what to calc.py?", False),
+        ("why does the test fail?", False),
+    ],
+)
+def test_which_tasks_are_orders_to_change_code(task: str, held: bool) -> None:
+    assert asks_for_a_change(task) is held
 
 
 def test_the_configured_test_command_is_the_check(workspace: Path) -> None:

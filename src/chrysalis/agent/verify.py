@@ -9,7 +9,12 @@ fails); the run's outcome then follows the last check, never the model's words.
 
 A task that asks for a fix ("fix the failing test", "make the tests pass") is held to the tests
 even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
-commonest false success of a small model. A question ("why does this test fail?") is not.
+commonest false success of a small model. A question ("why does this test fail?") is not. Likewise
+a task that starts with an order to change code ("Add a median() function…", "Rename calc_total…")
+in ``code`` mode at level 2 or more: answered without any file changed (or an attempt to), it is
+not done; the model is told so (as for failing tests), and if it still changes nothing the run
+fails with that problem. A task that starts otherwise ("In stats.py, add…", "List what to change")
+is not judged on this, rather than risk failing a run that was right to change nothing.
 
 With no test command, nothing can check the change: the run succeeds with ``verified = None``
 (writing ``hello.txt`` in a folder without tests is not a failure). The check runs in the
@@ -39,17 +44,30 @@ from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_command
 
-__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_fix"]
+__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_change", "asks_for_a_fix"]
 
 MAX_FAILED_CHECKS = 2
 """Answers sent back to the model because the check failed; after that the answer stands, unverified."""
 _MODEL_TAIL_CHARS = 2000
 _ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\bpasses\b")
 _QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
+_CHANGE_ORDER = re.compile(
+    r"^\s*(?:please\s+|now\s+|then\s+)?(add|implement|create|rename|refactor|move|extract|change|update|remove|"
+    r"delete|replace|fix|convert|extend|introduce|write)\b",
+    re.IGNORECASE,
+)
 _EVENT_TAIL_CHARS = 800
 
 
 _UNCHECKED = Verdict(verified=None)
+_NOTHING_CHANGED = Verdict(
+    verified=False, problem="the task asks for a change to the code, and no file was changed", report=""
+)
+
+
+def asks_for_a_change(task: str) -> bool:
+    """Whether ``task`` starts with an order to change code ("Add …", "Rename …", "Fix …"), not a question."""
+    return _CHANGE_ORDER.match(task) is not None and not task.rstrip().endswith("?")
 
 
 def asks_for_a_fix(task: str) -> bool:
@@ -80,6 +98,8 @@ class FinalCheck:
         """Whether the check may write the workspace (``check_writable``), and the level and mode it runs at."""
         self._fix_task = self._policy.level >= 2 and asks_for_a_fix(task)
         """Held to the tests even if nothing changed (see the module's docstring)."""
+        self._change_task = self._policy.level >= 2 and self._policy.mode == "code" and asks_for_a_change(task)
+        """Not done if nothing changed (see the module's docstring)."""
         self._max_failures = max_failures
         """Failed checks sent back to the model (the priority's ``check_retries``)."""
         self._run_id = run_id
@@ -105,7 +125,8 @@ class FinalCheck:
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
         if not self.needed(guards):
-            self.verdict = _UNCHECKED
+            unchanged = self._change_task and not guards.set_out_to_change
+            self.verdict = _NOTHING_CHANGED if unchanged else _UNCHECKED
             return self.verdict
         if self._checked_at == guards.activity:
             return self.verdict
@@ -127,6 +148,11 @@ class FinalCheck:
         if self.verdict.verified is not False or not self.verdict.ran or self.failures >= self._max_failures:
             return None
         self.failures += 1
+        if self.verdict is _NOTHING_CHANGED:
+            return (
+                "Not done: the task asks for changes to the code, and no file has been changed yet. Make the "
+                "changes with the file tools (edit_file or write_file), then answer."
+            )
         tail = current_redactor().text(self.verdict.report[-_MODEL_TAIL_CHARS:])  # test output, like any tool output
         return (
             f"Not done: Chrysalis ran the tests after your answer and they fail ({self.verdict.problem}).\n{tail}\n"
