@@ -335,6 +335,6 @@ def test_the_judge_decides_by_effect_and_reviews_mcp_tools_whatever_their_level(
     ],
 )
 def test_a_task_asks_for_test_changes_only_when_tests_are_the_work(task: str, asks: bool) -> None:
-    from chrysalis.tools.policy import asks_for_test_changes
+    from chrysalis.tools.protected_tests import asks_for_test_changes
 
     assert asks_for_test_changes(task) is asks

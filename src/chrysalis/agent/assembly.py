@@ -149,9 +149,7 @@ def run_scope(
 
     ``domains`` are the session's approved web domains, which the run's policy reads and adds to.
     """
-    policy = Policy.from_settings(settings, domains)
-    if not sub_agent:
-        policy = policy.for_task(task, settings)
+    policy = Policy.from_settings(settings, domains).for_task(task, settings, sub_agent=sub_agent)
 
     def charge(cost: float) -> None:
         tally.cost_usd += cost

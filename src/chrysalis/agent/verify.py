@@ -11,17 +11,11 @@ A task that asks for a fix ("fix the failing test", "make the tests pass") is he
 even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
 commonest false success of a small model. A question ("why does this test fail?") is not. Likewise
 a task that starts with an order to change code ("Add a median() function…", "Rename calc_total…")
-in ``code`` mode at level 2 or more: answered without any file changed (or an attempt to), it is
-not done; the model is told so (as for failing tests), and if it still changes nothing the run
-fails with that problem. A task that starts otherwise ("In stats.py, add…", "List what to change")
-is not judged on this, rather than risk failing a run that was right to change nothing.
-
-With no test command, nothing can check the change: the run succeeds with ``verified = None``
-(writing ``hello.txt`` in a folder without tests is not a failure). The check runs in the
-sandbox (``chrysalis.tools.sandbox``) with the workspace read-only, except at level 3 with
-``--yes``, where the user already lets commands write the workspace (tests that write files then
-behave as they do for the model). Where no sandbox works it cannot run (``verified = False``, the
-reason says how to fix it), unless the user passed ``--unsafe-no-sandbox``.
+in ``code`` mode at level 2 or more: answered without any file changed, and without any write or
+command asked for (one the user declined counts as asked), it is not done; the model is told so
+(as for failing tests), and if it still changes nothing the run fails with that problem. A task
+that starts otherwise ("In stats.py, add…", "List what to change") is not judged on this, rather
+than risk failing a run that was right to change nothing.
 """
 
 from __future__ import annotations
@@ -125,7 +119,7 @@ class FinalCheck:
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
         if not self.needed(guards):
-            unchanged = self._change_task and not guards.set_out_to_change
+            unchanged = self._change_task and not (guards.set_out_to_change or guards.asked_to_act)
             self.verdict = _NOTHING_CHANGED if unchanged else _UNCHECKED
             return self.verdict
         if self._checked_at == guards.activity:

@@ -101,24 +101,7 @@ class VotingModel(WrapperModel):
         drawn: list[ModelResponse] = []
         tools = {tool.name for tool in params.function_tools}
         config = self.voting.config()
-        together: asyncio.Future[list[ModelResponse]] | None = None
-
-        async def sample(i: int) -> ModelResponse:
-            nonlocal together
-            if i == 0:
-                drawn.append(first)
-                return first
-            if i < config.n and takes_n(self.wrapped):  # the first round's redraws: one request, n choices
-                if together is None:
-                    batch = draw_many(self.wrapped, messages, _as_voter(model_settings, 1), params, config.n - 1)
-                    together = asyncio.ensure_future(batch)
-                replies = await asyncio.shield(together)
-                if len(replies) >= i:
-                    drawn.append(replies[i - 1])
-                    return replies[i - 1]
-            response = await self.wrapped.request(messages, _as_voter(model_settings, i), params)
-            drawn.append(response)
-            return response
+        sample = _Redraws(self.wrapped, first, messages, model_settings, params, config.n, drawn).sample
 
         try:
             result = await vote_async(sample, config, normalize=call_key, red_flag=lambda r: red_flag(r, tools))
@@ -149,3 +132,43 @@ def _as_voter(model_settings: ModelSettings | None, i: int) -> ModelSettings:
     settings: dict[str, Any] = dict(model_settings or {})
     settings.update(temperature=Decorrelation().temperature(i), seed=i)
     return settings  # type: ignore[return-value]
+
+
+class _Redraws:
+    """The candidates of one vote: the first reply, then redraws (the first round in one request where ``n`` works)."""
+
+    def __init__(
+        self,
+        model: Model,
+        first: ModelResponse,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        n: int,
+        drawn: list[ModelResponse],
+    ) -> None:
+        self.model, self.first, self.messages, self.settings, self.params = (
+            model,
+            first,
+            messages,
+            model_settings,
+            params,
+        )
+        self.n, self.drawn = n, drawn
+        self._together: asyncio.Future[list[ModelResponse]] | None = None
+
+    async def sample(self, i: int) -> ModelResponse:
+        """Voter ``i``'s candidate (each one drawn is kept in ``drawn``, for the step's usage)."""
+        response = self.first if i == 0 else await self._together_or_alone(i)
+        self.drawn.append(response)
+        return response
+
+    async def _together_or_alone(self, i: int) -> ModelResponse:
+        if i < self.n and takes_n(self.model):  # the first round's redraws: one request, n - 1 choices
+            if self._together is None:
+                batch = draw_many(self.model, self.messages, _as_voter(self.settings, 1), self.params, self.n - 1)
+                self._together = asyncio.ensure_future(batch)
+            replies = await asyncio.shield(self._together)
+            if len(replies) >= i:
+                return replies[i - 1]
+        return await self.model.request(self.messages, _as_voter(self.settings, i), self.params)

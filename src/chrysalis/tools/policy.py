@@ -32,7 +32,6 @@ The questions it answers, and who asks:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
@@ -46,6 +45,7 @@ from chrysalis.tools.egress import HostRules
 from chrysalis.tools.mcp_client import McpToolSpec
 from chrysalis.tools.mcp_config import McpServerAccess, McpServerConfig
 from chrysalis.tools.pathkinds import is_doc_path, is_test_path
+from chrysalis.tools.protected_tests import asks_for_test_changes, protected_test_denial
 from chrysalis.tools.rules import Action, Rule
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "Policy",
     "Reason",
     "SandboxMode",
-    "asks_for_test_changes",
     "is_doc_path",
     "is_test_path",
     "mode_allows",
@@ -194,7 +193,7 @@ class Policy:
         denied = next((r for r in matching if r.action == "deny"), None) or self._file_tools_denied(tool)
         if denied:
             return Decision("deny", f"the rule deny {denied} ({denied.source}) forbids {what}.", by="rule", rule=denied)
-        test_denial = _test_denial(tool, args, self.protect_tests)
+        test_denial = protected_test_denial(tool, args, self.protect_tests)
         if test_denial:
             return Decision("deny", test_denial, by="protected_test")
         asked = next((r for r in matching if r.action == "ask"), None)
@@ -295,7 +294,7 @@ class Policy:
         """
         return host_rules(self.rules, self.domains if self.level < 3 and not self.auto_approve else None)
 
-    def for_task(self, task: str, settings: Settings) -> Policy:
+    def for_task(self, task: str, settings: Settings, *, sub_agent: bool) -> Policy:
         """This policy for one top-level run of ``task``: tests stay protected unless the task asks to change them.
 
         ``protect_tests`` keeps a "make the tests pass" run from weakening the tests. A user who asks
@@ -304,7 +303,8 @@ class Policy:
         not do what it was asked. So, when the setting is at its default, such a task lifts it for its
         run. A ``protect_tests = true`` the user set stays, and a sub-agent's task never lifts it.
         """
-        if self.protect_tests and settings.sources.get("protect_tests") == "default" and asks_for_test_changes(task):
+        default = settings.sources.get("protect_tests") == "default"
+        if self.protect_tests and default and not sub_agent and asks_for_test_changes(task):
             return replace(self, protect_tests=False)
         return self
 
@@ -392,32 +392,3 @@ def _mode_denial(tool: ToolSpec, args: Any, mode: str) -> tuple[str, str] | None
                 "--mode code",
             )
     return None
-
-
-_TEST_WORK = re.compile(
-    r"\b(add|write|create|update|change|edit|rename|move|extend|adjust|cover)\w*\b"
-    r"(?:[^.;!?]|[.](?=\S))*?"  # within one sentence (a dot in "calc.py" does not end it)
-    r"\btests?\b(?! *pass)",
-    re.IGNORECASE,
-)
-"""A verb of writing before "test(s)" in the same sentence, the tests not being what must pass."""
-
-
-def asks_for_test_changes(task: str) -> bool:
-    """Whether ``task`` asks for tests to be written or changed ("add tests", "rename ... and the tests").
-
-    "Make the tests pass" and "fix the failing test" do not: there the tests are the judge, not the work.
-    """
-    return _TEST_WORK.search(task) is not None
-
-
-def _test_denial(tool: ToolSpec, args: Any, protect_tests: bool) -> str | None:
-    if not protect_tests or tool.effect != "write":
-        return None
-    tests = [p for p in tool.write_targets(args) if is_test_path(p)]
-    if not tests:
-        return None
-    return (
-        f"Test files are protected: {', '.join(tests)} may not be changed. Make the tests pass by fixing "
-        "the code under test. (A user can allow test edits with protect_tests = false in .chrysalis/config.toml.)"
-    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -166,12 +167,8 @@ def run(
     from chrysalis.cli.run_cmd import run_command
 
     invocation.debug = invocation.debug or debug
-    raise typer.Exit(
-        guarded(
-            lambda: run_command(task, flags, json_output=json_output, conversation=conversation),
-            json_output=json_output,
-        )
-    )
+    command = partial(run_command, task, flags, json_output=json_output, conversation=conversation)
+    raise typer.Exit(guarded(command, json_output=json_output))
 
 
 def decompose(

@@ -89,10 +89,8 @@ class ScriptedOpenAIServer:
                 ``seed`` of 1 or more, as ``VotingModel`` sends for a critical step) with the previous
                 reply, as a deterministic model would, without using up the script or the budget.
                 ``False`` for tests of sampling itself, whose voters are scripted one by one.
-            n: What a request for several choices (``n`` > 1) gets: ``ignore`` (one choice, as many
-                servers do), ``choices`` (``n`` choices: a function script is called once per choice,
-                the body's ``choice`` saying which; a redraw replays the previous reply in each), or
-                ``refuse`` (HTTP 400, as servers that do not take ``n``).
+            n: A request for ``n`` > 1 choices gets one (``ignore``), ``n`` (``choices``: a function
+                script is called per choice, with the body's ``choice``), or HTTP 400 (``refuse``).
         """
         self.script = script
         self.models = tuple(models)
@@ -101,8 +99,7 @@ class ScriptedOpenAIServer:
         self.request_times: list[float] = []
         """``time.perf_counter()`` when each request arrived (for start-up benchmarks)."""
         self.max_requests = max_requests or (len(script) if isinstance(script, Sequence) else 1000)
-        self.replay_redraws = replay_redraws
-        self.n = n
+        self.replay_redraws, self.n = replay_redraws, n
         self.redraws = 0
         """Voters' redraws answered with the previous reply (not in ``requests``, which the script answered)."""
         self._last: ScriptedReply | None = None
@@ -282,6 +279,26 @@ def _listing(server: ScriptedOpenAIServer, path: str) -> tuple[int, bytes]:
     return 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]}).encode()
 
 
+def _answer(server: ScriptedOpenAIServer, body: dict[str, Any]) -> tuple[int, bytes, str, dict[str, str]]:
+    """The status, payload, content type and headers of the reply to one chat request."""
+    wanted = int(body.get("n") or 1)
+    if wanted > 1 and server.n == "refuse":
+        server.next_reply(body)  # counted as a request, as a real server would have received it
+        reply = ScriptedReply.error(400, "n > 1 is not supported")
+    else:
+        reply = server._deliverable(server.next_reply(body))
+    model = str(body.get("model", "scripted"))
+    if reply.status >= 400:
+        error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
+        return reply.status, json.dumps(error).encode(), "application/json", reply.headers
+    if body.get("stream"):
+        return 200, _stream_body(reply, model), "text/event-stream", reply.headers
+    replies = [reply]
+    if wanted > 1 and server.n == "choices":
+        replies += [server.another_choice(body, k, reply) for k in range(1, wanted)]
+    return 200, json.dumps(_completion_body(replies, model)).encode(), "application/json", reply.headers
+
+
 def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
@@ -300,25 +317,7 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
             except json.JSONDecodeError:
                 body = {}
-            wanted = int(body.get("n") or 1)
-            if wanted > 1 and server.n == "refuse":
-                server.next_reply(body)  # counted as a request, as a real server would have received it
-                reply = ScriptedReply.error(400, "n > 1 is not supported")
-            else:
-                reply = server._deliverable(server.next_reply(body))
-            model = str(body.get("model", "scripted"))
-            if reply.status < 400 and wanted > 1 and server.n == "choices" and not body.get("stream"):
-                replies = [reply, *(server.another_choice(body, k, reply) for k in range(1, wanted))]
-                self._send(200, json.dumps(_completion_body(replies, model)).encode(), "application/json", {})
-            elif reply.status >= 400:
-                error = {"error": {"message": reply.text, "type": "server_error", "code": None}}
-                self._send(reply.status, json.dumps(error).encode(), "application/json", reply.headers)
-            elif body.get("stream"):
-                self._send(200, _stream_body(reply, model), "text/event-stream", reply.headers)
-            else:
-                self._send(
-                    200, json.dumps(_completion_body([reply], model)).encode(), "application/json", reply.headers
-                )
+            self._send(*_answer(server, body))
 
         def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
             self.send_response(status)
