@@ -235,3 +235,21 @@ def test_a_node_rolled_back_during_execution_is_voted_when_the_priority_votes(tm
     root = final_nodes(events)["make the test pass"]
     assert root.op == "vote" and root.status == "done" and "vote of 3 voters" in root.detail
     assert final_nodes(events)["note it"].status == "pruned"
+
+
+def test_without_branches_the_leaves_share_the_workspace_as_before(tmp_path: Path, monkeypatch: Any) -> None:
+    from chrysalis.decomposition import execute
+    from chrysalis.stores.shadow import SnapshotUnavailable
+
+    def no_git(*_args: Any) -> Any:
+        raise SnapshotUnavailable("git is not installed (test)")
+
+    monkeypatch.setattr(execute, "Branch", no_git)
+    workspace = project(tmp_path)
+    world = Scripted({"write notes": ["write a", "write b"]}, lambda task, _v: (f"{task[-1]}.txt", f"{task}\n"))
+
+    result, events = decompose(workspace, world, "write notes")
+
+    assert result.success, details(events)
+    assert (workspace / "a.txt").read_text() == "write a\n" and (workspace / "b.txt").read_text() == "write b\n"
+    assert any("share the workspace (no branches: git is not installed (test))" in d for d in details(events))

@@ -36,7 +36,7 @@ from chrysalis.decomposition.conflicts import conflict_task, unresolved
 from chrysalis.decomposition.plan import PlanNode
 from chrysalis.errors import ChrysalisError, UsageError
 from chrysalis.evolve.priority import DecompositionLimits
-from chrysalis.stores.shadow import ShadowRepo
+from chrysalis.stores.shadow import ShadowRepo, SnapshotUnavailable
 from chrysalis.voting import VoteError, VotingConfig, vote_async
 
 if TYPE_CHECKING:
@@ -162,6 +162,10 @@ class TreeRunner:
             for child in node.children:
                 if writes(child):
                     branches[child.id] = await self._branch(workspace, child.id)
+        except SnapshotUnavailable as exc:  # no git, or a workspace too big to copy: they share it, as before
+            _discard(branches)
+            self.node_event(node, f"its leaves share the workspace (no branches: {exc})")
+            return {}
         except BaseException:
             _discard(branches)
             raise
