@@ -136,6 +136,7 @@ def test_an_order_to_change_code_that_edits_is_judged_as_usual(tmp_path: Path) -
         ("please fix the two bugs in parser.py", True),
         ("In calc.py, add divide", False),  # not judged: only a task that starts with the order
         ("List the files I should change", False),
+        ("Write a summary of what calc.py does", False),  # may well want only an answer
         ("Add what to calc.py?", False),
         ("why does the test fail?", False),
     ],

@@ -47,7 +47,7 @@ _ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\b
 _QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
 _CHANGE_ORDER = re.compile(
     r"^\s*(?:please\s+|now\s+|then\s+)?(add|implement|create|rename|refactor|move|extract|change|update|remove|"
-    r"delete|replace|fix|convert|extend|introduce|write)\b",
+    r"delete|replace|fix|convert|extend|introduce)\b",  # not "write": "write a summary" may want only text
     re.IGNORECASE,
 )
 _EVENT_TAIL_CHARS = 800
