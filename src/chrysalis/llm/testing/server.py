@@ -315,8 +315,9 @@ def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             try:
                 body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
-            except json.JSONDecodeError:
-                body = {}
+            except json.JSONDecodeError:  # cut short (a client killed mid-request): no request, not counted
+                self._send(400, b'{"error": {"message": "the body is not JSON"}}', "application/json", {})
+                return
             self._send(*_answer(server, body))
 
         def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
