@@ -35,6 +35,24 @@ def test_a_line_keeps_the_largest_share_of_failing_tests_one_of_its_mutants_made
     assert LineEvidence().first("g.py", [15, 13]) == [15, 13]  # no failing tests: no evidence, the order as given
 
 
+def failing(*got: tuple[str, str]) -> str:
+    """pytest's ``-rA --tb=short`` FAILURES section: each (test, got) failed ``assert got == 4``."""
+    blocks = [
+        f"____ {test} ____\ntest_g.py:3: in {test}\n    assert f() == 4\nE   assert {value} == 4" for test, value in got
+    ]
+    return "=== FAILURES ===\n" + "\n".join(blocks) + "\n=== short test summary info ==="
+
+
+def test_where_no_mutant_makes_a_test_pass_a_line_whose_mutant_changes_a_failing_value_comes_first() -> None:
+    evidence = LineEvidence(["t::a", "t::b"], failing(("test_a", "5"), ("test_b", "7")))
+    evidence.learn("g.py", 13, TestRun("pytest", 1, failing(("test_a", "5"), ("test_b", "7"))))  # changes nothing
+    evidence.learn("g.py", 14, TestRun("pytest", 1, failing(("test_a", "3"), ("test_b", "7"))))  # moves one value
+    evidence.learn("g.py", 15, TestRun("pytest", 1, "", passed=("t::a",), failed=("t::b",)))  # one passes
+    evidence.learn("g.py", 16, TestRun("pytest", 2, "SyntaxError"))  # a crash moves no value
+    assert (evidence.moved("g.py", 13), evidence.moved("g.py", 14), evidence.moved("g.py", 16)) == (0, 1 / 2, 0)
+    assert evidence.first("g.py", [13, 16, 14, 15]) == [15, 14, 13, 16]  # passing first, then moved, then as given
+
+
 def asked_lines(tmp_path: Path, evidence: LineEvidence | None) -> list[str]:
     """The line each at-line sample of six draws was asked about (every third draw is a whole function)."""
     tmp_path.mkdir(exist_ok=True)

@@ -176,7 +176,7 @@ class Repairer:
         located = hinted_first(located, cfg.hint)
         originals = {s.path: (self.workspace / s.path).read_text(encoding="utf-8") for s in located.suspects}
         source = CandidateSource(self.sampler, self.workspace, located.run.output, cfg.forms, self.price)
-        self._evidence = source.evidence = LineEvidence(located.run.failed)
+        self._evidence = source.evidence = LineEvidence(located.run.failed, located.run.output)
         tests = test_sources(self.workspace)
         passing: list[Candidate] = []
         failing: list[tuple[Candidate, TestRun]] = []
