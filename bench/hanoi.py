@@ -415,13 +415,19 @@ def print_row(row: dict[str, Any]) -> None:
 
 
 def disk_range(text: str) -> list[int]:
-    low, _, high = text.partition("-")
-    return list(range(int(low), int(high or low) + 1))
+    """Disk counts: ``10``, a range ``10-20``, or a list of either, ``4,6,8-10``."""
+    counts: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        counts.extend(range(int(low), int(high or low) + 1))
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--disks", default="10-20", help="a disk count or a range such as 10-20")
+    parser.add_argument(
+        "--disks", default="10-20", help="disk counts: 10, a range such as 10-20, or a list such as 4,6,8-10"
+    )
     parser.add_argument("--error-rate", type=float, default=0.01, help="the simulated model's per-sample error rate")
     parser.add_argument("--flaggable", type=float, default=0.5, help="the share of its errors red flags can catch")
     parser.add_argument("--target", type=float, default=0.95, help="the task success probability k is chosen for")

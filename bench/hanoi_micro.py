@@ -2,15 +2,25 @@
 
 One move per call is too big a step for the embedded models (greedy accuracy per move 0.03-0.33 on
 1.5B, ``hanoi_model_*.json``), and voting cannot lift an accuracy below one half. So a move is asked
-as a chain (``chrysalis.voting.micro``), each question with a tiny answer space, over a context that
-shows the pegs with letters (A, B, C) so that peg names and disk numbers cannot be confused:
+as a chain (``chrysalis.voting.micro``) of questions with tiny answer spaces. Each question is a few
+lines of a Python REPL transcript, in completion form (no chat template): the answer is what its
+last line prints, weighed with the newline as its end (``Sampler.answerer(completion=True)``). A code
+model continues such transcripts far better than it answers chat questions about them.
 
-- ``previous_disk``: which disk did the previous move move (a number, or none)?
-- ``peg_of_disk_1``: which peg has disk 1 on top?
-- if the previous move did not move disk 1: ``next_peg_of_disk_1``: disk 1 goes one step round the
-  circle (A → C → B for an odd number of disks, A → B → C for an even one); where to?
-- otherwise, for the two other pegs X and Y: ``top_of_X``, ``top_of_Y`` (a number, or empty), then
-  ``smaller_top``: which of X and Y has the smaller top disk? It moves onto the other one.
+The questions are lookups, never searches or tests. Probing the 1.5B model showed that it reads a
+list's first element or a named variable reliably, but answers "which key holds 1?" or "is A's top
+1?" with the first key or ``True`` whatever the data. So each question shows only what it needs (a
+peg is listed from the top down, so its top disk is ``A[0]``), and a search is turned into a lookup
+by naming variables after earlier answers:
+
+- ``previous_disk``: ``previous_move[0]`` (a number, or None before the first move);
+- ``top_of_A``, ``top_of_B``, ``top_of_C``: ``A[0] if A else None``;
+- ``peg_of_disk_1``: ``peg_with_top_1``, after ``peg_with_top_<top> = "<peg>"`` for each answered top;
+- if the previous move did not move disk 1: ``next_peg_of_disk_1``: disk 1 goes one step round its
+  circle (A → C → B for an odd number of disks, A → B → C for an even one), ``disk_1_on_B_goes_to``
+  after one such variable per peg;
+- otherwise ``smaller_top``: ``min(top_x, top_y)`` of the two other pegs' tops (an empty peg's is
+  ``float("inf")``): that disk moves onto the other peg.
 
 Code only routes: it picks the branch from the answer to ``previous_disk``, puts answers into later
 questions, and reads the move off the answers; it never checks an answer's truth. The oracle below
@@ -48,50 +58,64 @@ from egress import provenance
 from hanoi import Move, State, apply, next_move, start_state
 
 PEGS = ("A", "B", "C")
-EMPTY = "empty"
+EMPTY = "None"
+INFINITE = "inf"
 HOUR = 3600.0
+HEADER = ">>> # Towers of Hanoi; disk 1 is the smallest; each peg lists its disks from the top down"
+"""The line every question starts with: the shared prefix the KV cache keeps."""
 
 
 # -- the chain -----------------------------------------------------------------------------------
 
 
-def context(state: State, previous: Move | None) -> str:
-    """The state every question of one move shares (the KV cache's prefix), written as Python for a code model."""
-    disks = sum(len(peg) for peg in state)
-    pegs = "\n".join(f"{name} = {list(peg)}" for name, peg in zip(PEGS, state, strict=True))
-    last = f'({previous[0]}, "{PEGS[previous[1]]}", "{PEGS[previous[2]]}")' if previous else "None"
-    return (
-        f"# Towers of Hanoi with {disks} disks; disk 1 is the smallest. Each list is a peg, from bottom to top,\n"
-        f"# so a peg's top disk is its last element.\n{pegs}\n"
-        f"previous_move = {last}  # (disk, from peg, to peg)"
-    )
+def _repl(*lines: str) -> str:
+    return "\n".join(f">>> {line}" for line in lines)
+
+
+def cycle_of(disks: int) -> tuple[tuple[str, str], ...]:
+    """Where disk 1 goes from each peg: round A → C → B for an odd number of disks, A → B → C for an even one."""
+    return (("A", "C"), ("C", "B"), ("B", "A")) if disks % 2 else (("A", "B"), ("B", "C"), ("C", "A"))
+
+
+def _value(top: str) -> str:
+    """A top as a Python value in ``min(...)``: an empty peg (None) counts as infinitely large."""
+    return 'float("inf")' if top == EMPTY else top
 
 
 def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
     """One move as micro-questions (see the module's docstring)."""
     disks = sum(len(peg) for peg in state)
-    shared = context(state, previous)
     numbers = tuple(str(d) for d in range(1, disks + 1))
+    last = f'({previous[0]}, "{PEGS[previous[1]]}", "{PEGS[previous[2]]}")' if previous else "None"
     moved = yield Question(
-        "previous_disk", "What is previous_move[0]? (None if previous_move is None)", ("None", *numbers), shared
+        "previous_disk",
+        _repl(
+            f"previous_move = {last}  # (disk, from peg, to peg)", "print(previous_move[0] if previous_move else None)"
+        ),
+        (EMPTY, *numbers),
+        HEADER,
     )
-    peg = yield Question("peg_of_disk_1", "Which of the lists A, B and C has 1 as its last element?", PEGS, shared)
+    tops: dict[str, str] = {}
+    for name, peg in zip(PEGS, state, strict=True):
+        listed = list(reversed(peg))
+        text = _repl(f"{name} = {listed}", f"print({name}[0] if {name} else None)")
+        tops[name] = yield Question(f"top_of_{name}", text, (*numbers, EMPTY), HEADER)
+    named = [f'peg_with_top_{top} = "{name}"' for name, top in tops.items() if top != EMPTY]
+    peg = yield Question("peg_of_disk_1", _repl(*named, "print(peg_with_top_1)"), PEGS, HEADER)
     if moved != "1":
-        cycle = '{"A": "C", "C": "B", "B": "A"}' if disks % 2 else '{"A": "B", "B": "C", "C": "A"}'
-        text = f'next_peg = {cycle}\nWhat is next_peg["{peg}"]?'
-        target = yield Question("next_peg_of_disk_1", text, PEGS, shared)
+        rule = [f'disk_1_on_{here}_goes_to = "{there}"' for here, there in cycle_of(disks)]
+        text = _repl(*rule, f"print(disk_1_on_{peg}_goes_to)")
+        target = yield Question("next_peg_of_disk_1", text, PEGS, HEADER)
         return (1, PEGS.index(peg), PEGS.index(target))
     x, y = (p for p in PEGS if p != peg)
-    tops = (*numbers, EMPTY)
-    top_x = yield Question(f"top_of_{x}", f"What is {x}[-1]? ({EMPTY} if {x} == [])", tops, shared)
-    top_y = yield Question(f"top_of_{y}", f"What is {y}[-1]? ({EMPTY} if {y} == [])", tops, shared)
-    text = (
-        f"{x}[-1] is {top_x} and {y}[-1] is {top_y}; an empty list counts as infinitely large. "
-        f"Which of {x} and {y} has the smaller last element?"
-    )
-    source = yield Question("smaller_top", text, (x, y), shared)
-    disk = top_x if source == x else top_y
-    return (int(disk) if disk.isdigit() else 0, PEGS.index(source), PEGS.index(y if source == x else x))
+    offered = {name: INFINITE if tops[name] == EMPTY else tops[name] for name in (x, y)}
+    if offered[x] == offered[y]:  # earlier answers gave both pegs the same top: no move can be read off
+        return (0, PEGS.index(x), PEGS.index(y))
+    text = _repl(f"print(min({_value(tops[x])}, {_value(tops[y])}))")
+    smaller = yield Question("smaller_top", text, (offered[x], offered[y]), HEADER)
+    source = x if smaller == offered[x] else y
+    disk = int(smaller) if smaller.isdigit() else 0
+    return (disk, PEGS.index(source), PEGS.index(y if source == x else x))
 
 
 def truth(question: Question, state: State, previous: Move | None) -> str:
@@ -99,16 +123,16 @@ def truth(question: Question, state: State, previous: Move | None) -> str:
     disks = sum(len(peg) for peg in state)
     one = next(i for i, peg in enumerate(state) if peg and peg[-1] == 1)
     if question.name == "previous_disk":
-        return str(previous[0]) if previous else "None"
-    if question.name == "peg_of_disk_1":
-        return PEGS[one]
-    if question.name == "next_peg_of_disk_1":
-        return PEGS[(one + (2 if disks % 2 else 1)) % 3]
+        return str(previous[0]) if previous else EMPTY
     if question.name.startswith("top_of_"):
         peg = state[PEGS.index(question.name[-1])]
         return str(peg[-1]) if peg else EMPTY
+    if question.name == "peg_of_disk_1":
+        return PEGS[one]
+    if question.name == "next_peg_of_disk_1":
+        return dict(cycle_of(disks))[PEGS[one]]
     move = next_move(state, previous, disks)
-    return PEGS[move[1]]
+    return str(move[0])
 
 
 # -- measuring -----------------------------------------------------------------------------------
@@ -145,6 +169,15 @@ class Tally:
 
     def sample_accuracy(self) -> float:
         return sum(self.samples_right.values()) / max(1, sum(self.samples.values()))
+
+    def accuracy_for_k(self) -> float:
+        """The accuracy k is chosen from: Laplace's rule, (right + 1) / (samples + 2).
+
+        A calibration with no wrong sample measures 1.0, for which MAKER's k is 1 (no vote at all);
+        a game a hundred times longer than the calibration would then rest on an untested greedy
+        answer. The rule keeps the estimate below 1 by what a finite sample cannot rule out.
+        """
+        return (sum(self.samples_right.values()) + 1) / (sum(self.samples.values()) + 2)
 
 
 @dataclass
@@ -236,24 +269,30 @@ async def play(answerer: Answerer, meter: Meter, disks: int, k: int) -> dict[str
 
 
 def questions_in(disks: int) -> int:
-    """Questions of a whole game: 3 for each move of disk 1 (2^(d-1)), 5 for each other move."""
-    return 3 * 2 ** (disks - 1) + 5 * (2 ** (disks - 1) - 1)
+    """Questions of a whole game: 6 for each move (the previous disk, three tops, disk 1's peg, the last)."""
+    return 6 * ((1 << disks) - 1)
 
 
-def run(model: str, disk_counts: list[int], *, calibrate_disks: int, calibration_k: int, target: float) -> int:
+def run(
+    model: str,
+    disk_counts: list[int],
+    *,
+    calibrate_disks: int,
+    calibration_k: int,
+    target: float,
+) -> int:
     from chrysalis.config import load_settings
     from chrysalis.llm.sampling import Sampler
 
     sampler = Sampler.for_model(model, load_settings({}), max_tokens=8)
     meter = Meter()
-    answerer = sampler.answerer(on_completion=meter.count)
+    answerer = sampler.answerer(on_completion=meter.count, completion=True)
     print(
         f"{model}: calibration on the optimal path of {calibrate_disks} disks, votes first-to-ahead-by-{calibration_k}"
     )
     tally, calibration_seconds, rows = asyncio.run(
-        measure(answerer, meter, disk_counts, calibrate_disks, calibration_k, target)
+        measure(answerer, meter, disk_counts, (calibrate_disks, calibration_k), target)
     )
-    p = tally.sample_accuracy()
     out = Path(__file__).parent / "results" / f"hanoi_micro_{model.rsplit('-', 1)[-1]}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     solved = [r["disks"] for r in rows if r["solved"] and r["seconds"] <= HOUR]
@@ -263,12 +302,14 @@ def run(model: str, disk_counts: list[int], *, calibrate_disks: int, calibration
                 "benchmark": "hanoi_micro",
                 "model": model,
                 "largest_solved": max(solved, default=0),
+                "form": "completion (Python REPL transcript)",
                 "target_success": target,
                 "calibration": {
                     "disks": calibrate_disks,
                     "k": calibration_k,
                     "seconds": round(calibration_seconds, 1),
-                    "sample_accuracy": round(p, 4),
+                    "sample_accuracy": round(tally.sample_accuracy(), 4),
+                    "accuracy_for_k": round(tally.accuracy_for_k(), 4),
                     "questions": tally.rows(),
                 },
                 "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -285,26 +326,40 @@ def run(model: str, disk_counts: list[int], *, calibrate_disks: int, calibration
 
 
 async def measure(
-    answerer: Answerer, meter: Meter, disk_counts: list[int], calibrate_disks: int, calibration_k: int, target: float
+    answerer: Answerer,
+    meter: Meter,
+    disk_counts: list[int],
+    calibration: tuple[int, int],
+    target: float,
 ) -> tuple[Tally, float, list[dict[str, Any]]]:
     """Calibrate, then play the games (one event loop: the answerer keeps the question it last weighed)."""
     started = time.perf_counter()
-    tally = await calibrate(answerer, meter, calibrate_disks, calibration_k)
+    tally = await calibrate(answerer, meter, *calibration)
     seconds = time.perf_counter() - started
-    p = tally.sample_accuracy()
+    p = tally.accuracy_for_k()
     for kind, row in tally.rows().items():
         print(
             f"  {kind:<20} asked {row['asked']:>4}  greedy {row['greedy_accuracy']:.3f}  "
             f"sample {row['sample_accuracy']:.3f}  voted {row['voted_accuracy']:.3f}"
         )
-    print(f"  per-sample accuracy p = {p:.4f} ({seconds:.0f} s)")
-    return tally, seconds, [] if p <= 0.5 else await games(answerer, meter, disk_counts, p, target)
+    print(
+        f"  per-sample accuracy {tally.sample_accuracy():.4f}; "
+        f"for k, (right + 1) / (samples + 2) = {p:.4f} ({seconds:.0f} s)"
+    )
+    per_question = seconds / max(1, sum(tally.asked.values()))
+    return tally, seconds, [] if p <= 0.5 else await games(answerer, meter, disk_counts, (p, per_question), target)
 
 
 async def games(
-    answerer: Answerer, meter: Meter, disk_counts: list[int], p: float, target: float
+    answerer: Answerer, meter: Meter, disk_counts: list[int], calibrated: tuple[float, float], target: float
 ) -> list[dict[str, Any]]:
-    """Play each disk count in turn until one fails or the next could not finish within the hour."""
+    """Play each disk count in turn until one fails or the next could not finish within the hour.
+
+    ``calibrated``: the accuracy k is chosen from, and the calibration's seconds per question (which,
+    times a game's questions, is the predicted seconds: on the embedded model a question is weighed
+    once whatever the vote's size, so its cost does not grow with k).
+    """
+    p, per_question = calibrated
     print(
         f"{'disks':>5} {'moves':>6} {'k':>2} {'solved':>6} {'smp/q':>6} {'predicted':>9} {'s/move':>7} {'seconds':>8}"
     )
@@ -316,6 +371,7 @@ async def games(
         k = maker_k(questions_in(disks), p, target)
         row = await play(answerer, meter, disks, k)
         row["predicted_samples_per_question"] = round(predicted_samples(k, p), 3)
+        row["predicted_seconds"] = round(per_question * questions_in(disks), 1)
         rows.append(row)
         print(
             f"{disks:>5} {row['moves']:>6} {k:>2} {row['solved']!s:>6} {row['samples_per_question']:>6} "

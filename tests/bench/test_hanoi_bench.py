@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -76,3 +77,63 @@ def test_the_benchmark_runs_and_writes_its_rows(tmp_path: object, monkeypatch: p
 
     rows = json.loads(out.read_text())["rows"]
     assert [r["disks"] for r in rows] == [3, 4, 5] and all(r["solved"] for r in rows)
+
+
+def test_the_micro_question_chain_plays_a_whole_game_when_every_answer_is_true() -> None:
+    """The chain's routing and the oracle agree: true answers make the optimal game, odd and even."""
+    import asyncio
+
+    micro = load_bench_module("hanoi_micro")
+    seen: dict[str, Any] = {}
+
+    async def oracle(question: Any, i: int) -> str:
+        return micro.truth(question, seen["state"], seen["previous"])  # type: ignore[no-any-return]
+
+    async def game(disks: int) -> tuple[Any, ...]:
+        seen.update(state=hanoi.start_state(disks), previous=None)
+        for _ in range(2**disks - 1):
+            result = await micro.ask(micro.move_chain(seen["state"], seen["previous"]), oracle, VotingConfig(n=1, k=1))
+            assert len(result.steps) == 6
+            seen.update(state=hanoi.apply(seen["state"], result.value), previous=result.value)
+        return tuple(seen["state"])
+
+    assert asyncio.run(game(4)) == ((), (), (4, 3, 2, 1))
+    assert asyncio.run(game(3)) == ((), (), (3, 2, 1))
+    assert micro.questions_in(3) == 6 * 7
+
+
+def test_each_question_is_a_lookup_in_a_short_repl_transcript_its_last_line_prints_the_answer() -> None:
+    micro = load_bench_module("hanoi_micro")
+    chain = micro.move_chain(((3, 2), (), (1,)), (1, 0, 2))  # 3 disks: disk 1 went from A to C
+    first = next(chain)
+    assert first.context == micro.HEADER and first.answers == ("None", "1", "2", "3")
+    assert first.text.splitlines() == [
+        '>>> previous_move = (1, "A", "C")  # (disk, from peg, to peg)',
+        ">>> print(previous_move[0] if previous_move else None)",
+    ]
+    top_a = chain.send("1")
+    assert top_a.text.splitlines() == [">>> A = [2, 3]", ">>> print(A[0] if A else None)"]  # from the top down
+    chain.send("2")
+    chain.send("None")
+    peg = chain.send("1")
+    assert peg.text.splitlines() == [
+        '>>> peg_with_top_2 = "A"',
+        '>>> peg_with_top_1 = "C"',
+        ">>> print(peg_with_top_1)",
+    ]
+    smaller = chain.send("C")  # disk 1 moved last: the smaller of the two other tops moves
+    assert smaller.text == '>>> print(min(2, float("inf")))' and smaller.answers == ("2", "inf")
+    with pytest.raises(StopIteration) as done:
+        chain.send("2")
+    assert done.value.value == (2, 0, 1)
+
+
+def test_when_earlier_answers_leave_no_move_to_read_the_chain_ends_with_an_illegal_one() -> None:
+    micro = load_bench_module("hanoi_micro")
+    chain = micro.move_chain(((3, 2), (), (1,)), (1, 0, 2))
+    next(chain)
+    for answer in ("1", "None", "None", "1"):  # A's top wrongly read as empty: A and B look alike
+        chain.send(answer)
+    with pytest.raises(StopIteration) as done:
+        chain.send("C")
+    assert done.value.value[0] == 0  # disk 0: the game counts it as a wrong move

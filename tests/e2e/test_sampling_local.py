@@ -63,3 +63,16 @@ def test_weighing_answers_agrees_with_greedy_decoding_and_reuses_the_shared_cont
         assert greedy == questions[0].answers[max(range(4), key=lambda j: logprobs[j])]
     _, pear_tokens, pear_cached, _ = weighed[1]
     assert 15 <= pear_cached < pear_tokens  # the shared context (about 20 tokens) came from the cache, the question not
+
+
+def test_a_completion_form_question_is_weighed_with_the_newline_as_its_end(workspace: Path) -> None:
+    """A Python REPL transcript: the code model's most likely continuation is the value the line prints."""
+    from chrysalis.voting.micro import Question
+
+    sampler = Sampler.for_model(f"local:{E2E_MODEL}", load_settings({"workspace": workspace}), max_tokens=8)
+    answerer = sampler.answerer(completion=True)
+    shared = ">>> A = [3, 2]\n>>> B = []\n>>> C = [1]"
+    question = Question("top_of_A", ">>> A[-1]", ("1", "2", "3", "None"), shared)
+    assert asyncio.run(answerer(question, 0)) == "2"  # voter 0 takes the most likely answer
+    with pytest.raises(ValueError, match="must be one token"):
+        asyncio.run(sampler.backend.text_odds("x", ["1"], end="\n\nDone"))  # type: ignore[attr-defined]

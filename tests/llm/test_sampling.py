@@ -146,3 +146,37 @@ def test_a_draw_at_temperature_zero_is_the_most_likely_answer_and_warmer_draws_s
     assert draw(odds, 0.0, random.Random(1)) == 1
     warm = [draw(odds, 1.0, random.Random(seed)) for seed in range(300)]
     assert 0.35 < warm.count(1) / 300 < 0.65 and warm.count(0) > 20
+
+
+class _TextWeighingBackend(_WeighingBackend):
+    """A backend that weighs raw text too (the embedded model's completion form)."""
+
+    async def text_odds(self, prompt: str, answers: list[str]) -> Any:
+        from chrysalis.llm.backend import AnswerOdds
+
+        self.weighed.append(prompt)
+        return AnswerOdds(logprobs=self.odds, prompt_tokens=20, cached_tokens=10)
+
+
+def test_a_completion_form_question_is_weighed_as_the_transcript_it_continues_with_no_chat_template() -> None:
+    import math
+
+    from chrysalis.voting.micro import Question, ask
+
+    backend = _TextWeighingBackend([math.log(0.1), math.log(0.8), math.log(0.1)])
+    answerer = Sampler(backend).answerer(completion=True)
+
+    def chain() -> Any:
+        top = yield Question("top_of_A", ">>> A[-1]", ("1", "2", "3"), ">>> A = [3, 2]")
+        return int(top)
+
+    result = asyncio.run(ask(chain(), answerer, VotingConfig(n=1, k=2, max_samples=20)))
+    assert result.value == 2
+    assert backend.weighed == [">>> A = [3, 2]\n>>> A[-1]\n"]  # the context, then the question, each a line
+
+
+def test_the_completion_form_on_a_backend_that_cannot_weigh_raw_text_says_to_ask_in_chat_form() -> None:
+    import math
+
+    with pytest.raises(ValueError, match="completion-form micro-questions need a backend that weighs raw text"):
+        Sampler(_WeighingBackend([math.log(1.0)])).answerer(completion=True)

@@ -36,7 +36,7 @@ from chrysalis.llm.backend import AnswerOdds, ChatBackend, ChatMessage, Completi
 from chrysalis.llm.names import ModelName
 from chrysalis.voting.micro import Answerer, Question
 
-__all__ = ["Decorrelation", "Sampler", "WeighsAnswers", "draw", "question_messages"]
+__all__ = ["Decorrelation", "Sampler", "WeighsAnswers", "WeighsText", "completion_prompt", "draw", "question_messages"]
 
 
 @dataclass(frozen=True)
@@ -112,17 +112,38 @@ class Sampler:
 
         return sample
 
-    def answerer(self, on_completion: Callable[[Completion], None] | None = None) -> Answerer:
+    def answerer(
+        self, on_completion: Callable[[Completion], None] | None = None, *, completion: bool = False
+    ) -> Answerer:
         """Voter ``i``'s answer to a micro-question: context first (the shared prefix), then the question.
 
         On a backend that can weigh answers (the embedded model), the question is evaluated once and
         each voter draws from the answers' distribution at its own temperature; elsewhere each voter
         is one completion, constrained to the answers where the backend can. ``on_completion`` sees
         each completion (its tokens, and how many came from the cache).
+
+        ``completion=True`` asks in completion form: no chat template; the context and the question
+        are one text that the answer continues, ended by a newline (``completion_prompt``). The
+        question's text is then the transcript's last lines (``>>> A[-1]``), not a question.
+
+        Raises:
+            ValueError: ``completion`` on a backend that cannot weigh raw text (only the embedded model can).
         """
+        if completion:
+            weigh_text = cast("WeighsText | None", getattr(self.backend, "text_odds", None))
+            if weigh_text is None:
+                raise ValueError(
+                    f"completion-form micro-questions need a backend that weighs raw text (the embedded model, "
+                    f"local:...); {type(self.backend).__name__} cannot: ask in chat form instead"
+                )
+            return _weighed_answerer(
+                lambda q: weigh_text(completion_prompt(q), list(q.answers)), self.decorrelation, on_completion
+            )
         weigh = cast("WeighsAnswers | None", getattr(self.backend, "answer_odds", None))
         if weigh is not None:
-            return _weighed_answerer(weigh, self.decorrelation, on_completion)
+            return _weighed_answerer(
+                lambda q: weigh(question_messages(q), list(q.answers)), self.decorrelation, on_completion
+            )
 
         async def answer(question: Question, i: int) -> str:
             completion = await self.backend.complete(
@@ -147,6 +168,20 @@ class WeighsAnswers(Protocol):
         ...
 
 
+class WeighsText(Protocol):
+    """A backend's ``text_odds``: each answer's log-probability as the continuation of raw text."""
+
+    def __call__(self, prompt: str, answers: list[str]) -> Awaitable[AnswerOdds]:
+        """Weigh ``answers`` as what follows ``prompt``, each ended by a newline."""
+        ...
+
+
+def completion_prompt(question: Question) -> str:
+    """The text a completion-form question is weighed after: its context, then its text, on lines of their own."""
+    parts = [part if part.endswith("\n") else part + "\n" for part in (question.context, question.text) if part]
+    return "".join(parts)
+
+
 def question_messages(question: Question) -> list[ChatMessage]:
     """The messages that ask ``question``: its context as the system message, so questions share the prefix."""
     messages = [ChatMessage("system", question.context)] if question.context else []
@@ -156,7 +191,9 @@ def question_messages(question: Question) -> list[ChatMessage]:
 
 
 def _weighed_answerer(
-    weigh: WeighsAnswers, decorrelation: Decorrelation, on_completion: Callable[[Completion], None] | None
+    weigh: Callable[[Question], Awaitable[AnswerOdds]],
+    decorrelation: Decorrelation,
+    on_completion: Callable[[Completion], None] | None,
 ) -> Answerer:
     """Voters that draw from one weighing per question (the first voter weighs; the others reuse it)."""
     weighed: dict[tuple[str, str, tuple[str, ...]], asyncio.Future[AnswerOdds]] = {}
@@ -166,7 +203,7 @@ def _weighed_answerer(
         first = key not in weighed
         if first:
             weighed.clear()  # a vote's voters come together: only the current question is kept
-            weighed[key] = asyncio.ensure_future(weigh(question_messages(question), list(question.answers)))
+            weighed[key] = asyncio.ensure_future(weigh(question))
         odds = await asyncio.shield(weighed[key])
         chosen = question.answers[draw(odds.logprobs, decorrelation.temperature(i), random.Random(f"{i}|{key}"))]
         if on_completion is not None:

@@ -196,6 +196,35 @@ class LlamaCppBackend:
 
         return await asyncio.to_thread(run)
 
+    async def text_odds(self, prompt: str, answers: list[str], end: str = "\n") -> AnswerOdds:
+        """How likely each of ``answers`` is to follow the raw text ``prompt``, then ``end`` (no chat template).
+
+        The completion form of a micro-question: a code model continues a transcript (a Python REPL,
+        ``>>> A[-1]`` then the value) the way it saw millions of them, where a chat turn asks it to
+        talk. ``end`` must be one token (a newline is).
+
+        Raises:
+            ValueError: ``end`` is not one token.
+            ContextOverflowError: the prompt does not fit in ``n_ctx``.
+            ModelError: llama.cpp failed while evaluating.
+        """
+
+        def run() -> AnswerOdds:
+            with self._loaded.lock:
+                llama = self._loaded.llama
+                stop = llama.tokenize(end.encode("utf-8"), add_bos=False, special=False)
+                if len(stop) != 1:
+                    raise ValueError(f"the end of a weighed answer must be one token; {end!r} is {len(stop)}")
+                tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+                if len(tokens) + 8 > self._n_ctx:
+                    raise ContextOverflowError(self._name, len(tokens), 8, self._n_ctx)
+                try:
+                    return answer_logprobs(llama, tokens, answers, stop[0])
+                except Exception as exc:
+                    raise ModelError(f"local:{self._name} failed while weighing answers: {exc}") from exc
+
+        return await asyncio.to_thread(run)
+
     def _run(self, job: _Job) -> Completion:
         """Generate under the model's lock (worker thread)."""
         with self._loaded.lock:
