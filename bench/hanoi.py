@@ -437,7 +437,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=2, help="part (b), --one-call: the vote's k (first-to-ahead-by-k)")
     parser.add_argument("--constrained", action="store_true", help="part (b), --one-call: decode under a JSON schema")
     parser.add_argument("--calibrate-disks", type=int, default=5, help="part (b): the game whose path calibrates p")
-    parser.add_argument("--calibration-k", type=int, default=2, help="part (b): the votes' k while calibrating")
+    parser.add_argument(
+        "--calibration-k", type=int, default=10, help="part (b): the votes' k while calibrating (draws are free)"
+    )
     args = parser.parse_args(argv)
     if args.model is not None and args.one_call:
         return run_model(args.model, disk_range(args.disks), args.k, args.seed, constrained=args.constrained)

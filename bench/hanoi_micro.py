@@ -147,9 +147,15 @@ class Tally:
     samples: Counter[str] = field(default_factory=Counter[str])
     voted: Counter[str] = field(default_factory=Counter[str])
     asked: Counter[str] = field(default_factory=Counter[str])
+    worst: tuple[float, str] = (1.0, "")
+    """The lowest head-to-head accuracy of one question (below), and that question's name."""
 
     def add(self, step: Step, right: str, greedy: str | None) -> None:
         kind = step.question.name.removesuffix("_A").removesuffix("_B").removesuffix("_C")
+        counts = step.vote.counts
+        rival = max((n for answer, n in counts.items() if answer != right), default=0)
+        head_to_head = (counts.get(right, 0) + 1) / (counts.get(right, 0) + rival + 2)
+        self.worst = min(self.worst, (head_to_head, step.question.name))
         self.asked[kind] += 1
         self.greedy[kind] += greedy == right
         self.voted[kind] += step.answer == right
@@ -170,14 +176,24 @@ class Tally:
     def sample_accuracy(self) -> float:
         return sum(self.samples_right.values()) / max(1, sum(self.samples.values()))
 
-    def accuracy_for_k(self) -> float:
-        """The accuracy k is chosen from: Laplace's rule, (right + 1) / (samples + 2).
-
-        A calibration with no wrong sample measures 1.0, for which MAKER's k is 1 (no vote at all);
-        a game a hundred times longer than the calibration would then rest on an untested greedy
-        answer. The rule keeps the estimate below 1 by what a finite sample cannot rule out.
-        """
+    def average_accuracy(self) -> float:
+        """Every counted sample of every question, with Laplace's rule: (right + 1) / (samples + 2)."""
         return (sum(self.samples_right.values()) + 1) / (sum(self.samples.values()) + 2)
+
+    def accuracy_for_k(self) -> float:
+        """The accuracy k is chosen from: the hardest question's, not the average.
+
+        MAKER's formula assumes every step is right with the same probability p. These questions
+        are not alike: most are answered right by nearly every sample, a few by three in five, and
+        the average hides those few. A first-to-ahead-by-k vote is a race between the right answer
+        and its strongest rival, so each question's accuracy is taken head to head, with Laplace's
+        rule: (right + 1) / (right + rival + 2) (a question with no wrong sample still counts as
+        below 1, or k would be 1, no vote at all). k is chosen for the lowest. On the embedded model
+        this costs no time: a question is weighed once and its voters draw from the weights, so a
+        large k adds draws, not forward passes. If the hardest question's right answer does not
+        lead (one half or less), no k helps it, and k falls back to the average.
+        """
+        return self.worst[0] if self.worst[0] > 0.5 else self.average_accuracy()
 
 
 @dataclass
@@ -309,6 +325,8 @@ def run(
                     "k": calibration_k,
                     "seconds": round(calibration_seconds, 1),
                     "sample_accuracy": round(tally.sample_accuracy(), 4),
+                    "average_accuracy": round(tally.average_accuracy(), 4),
+                    "hardest_question": {"name": tally.worst[1], "head_to_head_accuracy": round(tally.worst[0], 4)},
                     "accuracy_for_k": round(tally.accuracy_for_k(), 4),
                     "questions": tally.rows(),
                 },
@@ -344,22 +362,29 @@ async def measure(
         )
     print(
         f"  per-sample accuracy {tally.sample_accuracy():.4f}; "
-        f"for k, (right + 1) / (samples + 2) = {p:.4f} ({seconds:.0f} s)"
+        f"hardest question {tally.worst[1]} head to head {tally.worst[0]:.4f}; k from {p:.4f} ({seconds:.0f} s)"
     )
     per_question = seconds / max(1, sum(tally.asked.values()))
-    return tally, seconds, [] if p <= 0.5 else await games(answerer, meter, disk_counts, (p, per_question), target)
+    return (
+        tally,
+        seconds,
+        []
+        if p <= 0.5
+        else await games(answerer, meter, disk_counts, (p, tally.average_accuracy(), per_question), target),
+    )
 
 
 async def games(
-    answerer: Answerer, meter: Meter, disk_counts: list[int], calibrated: tuple[float, float], target: float
+    answerer: Answerer, meter: Meter, disk_counts: list[int], calibrated: tuple[float, float, float], target: float
 ) -> list[dict[str, Any]]:
     """Play each disk count in turn until one fails or the next could not finish within the hour.
 
-    ``calibrated``: the accuracy k is chosen from, and the calibration's seconds per question (which,
+    ``calibrated``: the accuracy k is chosen from, the average accuracy (MAKER's predicted samples per
+    question, k / (2p - 1), assume it), and the calibration's seconds per question (which,
     times a game's questions, is the predicted seconds: on the embedded model a question is weighed
     once whatever the vote's size, so its cost does not grow with k).
     """
-    p, per_question = calibrated
+    p, average, per_question = calibrated
     print(
         f"{'disks':>5} {'moves':>6} {'k':>2} {'solved':>6} {'smp/q':>6} {'predicted':>9} {'s/move':>7} {'seconds':>8}"
     )
@@ -370,7 +395,7 @@ async def games(
             break
         k = maker_k(questions_in(disks), p, target)
         row = await play(answerer, meter, disks, k)
-        row["predicted_samples_per_question"] = round(predicted_samples(k, p), 3)
+        row["predicted_samples_per_question"] = round(predicted_samples(k, average), 3)
         row["predicted_seconds"] = round(per_question * questions_in(disks), 1)
         rows.append(row)
         print(

@@ -137,3 +137,21 @@ def test_when_earlier_answers_leave_no_move_to_read_the_chain_ends_with_an_illeg
     with pytest.raises(StopIteration) as done:
         chain.send("C")
     assert done.value.value[0] == 0  # disk 0: the game counts it as a wrong move
+
+
+def test_k_is_chosen_for_the_hardest_question_head_to_head_not_the_average() -> None:
+    from chrysalis.voting.core import Vote
+    from chrysalis.voting.micro import Question, Step
+
+    micro = load_bench_module("hanoi_micro")
+    tally = micro.Tally()
+    easy = Question("top_of_A", "t", ("1", "2", "3"))
+    hard = Question("peg_of_disk_1", "t", ("A", "B", "C"))
+    for _ in range(20):
+        tally.add(Step(easy, "1", Vote("1", {"1": 10}, 10)), "1", "1")
+    tally.add(Step(hard, "A", Vote("A", {"A": 10, "B": 5, "C": 2}, 17)), "A", "A")
+    assert tally.worst == (11 / 17, "peg_of_disk_1")  # (10 + 1) / (10 + 5 + 2): the strongest rival only
+    assert tally.accuracy_for_k() == 11 / 17 < tally.average_accuracy()
+    assert micro.maker_k(6000, tally.accuracy_for_k()) > micro.maker_k(6000, tally.average_accuracy())
+    tally.add(Step(hard, "B", Vote("B", {"A": 4, "B": 6}, 10)), "A", "B")  # the right answer trails: no k helps
+    assert tally.accuracy_for_k() == tally.average_accuracy()
