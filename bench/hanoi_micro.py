@@ -11,11 +11,13 @@ The questions are lookups, never searches or tests. Probing the 1.5B model showe
 list's first element or a named variable reliably, but answers "which key holds 1?" or "is A's top
 1?" with the first key or ``True`` whatever the data. So each question shows only what it needs (a
 peg is listed from the top down, so its top disk is ``A[0]``), and a search is turned into a lookup
-by naming variables after earlier answers:
+by naming variables after earlier answers (in words: ``where_is_disk_two``, not ``peg_with_top_2``,
+which the model confused with ``peg_with_top_1``):
 
 - ``previous_disk``: ``previous_move[0]`` (a number, or None before the first move);
 - ``top_of_A``, ``top_of_B``, ``top_of_C``: ``A[0] if A else None``;
-- ``peg_of_disk_1``: ``peg_with_top_1``, after ``peg_with_top_<top> = "<peg>"`` for each answered top;
+- ``peg_of_disk_1``: ``where_is_disk_one``, after ``where_is_disk_<top> = "<peg>"`` (the top in words)
+  for each answered top;
 - if the previous move did not move disk 1: ``next_peg_of_disk_1``: disk 1 goes one step round its
   circle (A → C → B for an odd number of disks, A → B → C for an even one), ``disk_1_on_B_goes_to``
   after one such variable per peg;
@@ -77,6 +79,21 @@ def cycle_of(disks: int) -> tuple[tuple[str, str], ...]:
     return (("A", "C"), ("C", "B"), ("B", "A")) if disks % 2 else (("A", "B"), ("B", "C"), ("C", "A"))
 
 
+NUMBER_WORDS = {
+    str(n): word
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+}
+"""Variables are named with words, not digits: ``where_is_disk_one`` and ``where_is_disk_two`` differ in a
+whole token the model tells apart, ``peg_with_top_1`` and ``peg_with_top_2`` in one digit it confused."""
+
+
+def _word(top: str) -> str:
+    return NUMBER_WORDS[top]
+
+
 def _value(top: str) -> str:
     """A top as a Python value in ``min(...)``: an empty peg (None) counts as infinitely large."""
     return 'float("inf")' if top == EMPTY else top
@@ -100,8 +117,8 @@ def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
         listed = list(reversed(peg))
         text = _repl(f"{name} = {listed}", f"print({name}[0] if {name} else None)")
         tops[name] = yield Question(f"top_of_{name}", text, (*numbers, EMPTY), HEADER)
-    named = [f'peg_with_top_{top} = "{name}"' for name, top in tops.items() if top != EMPTY]
-    peg = yield Question("peg_of_disk_1", _repl(*named, "print(peg_with_top_1)"), PEGS, HEADER)
+    named = [f'where_is_disk_{_word(top)} = "{name}"' for name, top in tops.items() if top in NUMBER_WORDS]
+    peg = yield Question("peg_of_disk_1", _repl(*named, "print(where_is_disk_one)"), PEGS, HEADER)
     if moved != "1":
         rule = [f'disk_1_on_{here}_goes_to = "{there}"' for here, there in cycle_of(disks)]
         text = _repl(*rule, f"print(disk_1_on_{peg}_goes_to)")

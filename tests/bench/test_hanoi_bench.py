@@ -117,9 +117,9 @@ def test_each_question_is_a_lookup_in_a_short_repl_transcript_its_last_line_prin
     chain.send("None")
     peg = chain.send("1")
     assert peg.text.splitlines() == [
-        '>>> peg_with_top_2 = "A"',
-        '>>> peg_with_top_1 = "C"',
-        ">>> print(peg_with_top_1)",
+        '>>> where_is_disk_two = "A"',
+        '>>> where_is_disk_one = "C"',
+        ">>> print(where_is_disk_one)",
     ]
     smaller = chain.send("C")  # disk 1 moved last: the smaller of the two other tops moves
     assert smaller.text == '>>> print(min(2, float("inf")))' and smaller.answers == ("2", "inf")
