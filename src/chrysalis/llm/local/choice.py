@@ -2,11 +2,16 @@
 
 A micro-question (``chrysalis.voting.micro``) offers a handful of answers: a peg, a number, yes or
 no. Sampling each voter's reply would decode a few tokens per voter; instead the prompt is evaluated
-once (its shared part reused from the KV cache) and the log-probability of every whole answer,
-followed by the end of the turn, is read from the logits, walking the answers' tokens as a trie so
-that answers sharing a first token ("1", "10") cost one more pass, not one per answer. Voters then
-draw from that distribution at their own temperatures (``chrysalis.llm.sampling``): the same draws
-temperature sampling under a grammar of the answers would make, without a pass per draw.
+once (its shared part reused from the KV cache) and each answer's probability is read from the
+logits, walking the answers' tokens (each followed by the end of the turn) as a trie. Voters then
+draw from that distribution at their own temperatures (``chrysalis.llm.sampling``).
+
+The probabilities are the ones decoding under a grammar of the answers gives: at each node of the
+trie the model may only take one of the tokens some answer continues with, so its probabilities are
+renormalised over those. Where only one token is allowed (after ``2``, when no other answer starts
+with ``2``, only the end is), that token's probability is 1 and needs no forward pass. So answers
+that differ in their first token (``1`` … ``9``, ``None``; ``A``, ``B``, ``C``) cost the prompt's
+pass alone, and ``1`` beside ``10`` one more: a pass per branching node, not one per answer.
 """
 
 from __future__ import annotations
@@ -20,10 +25,18 @@ __all__ = ["answer_logprobs"]
 
 
 def answer_logprobs(llama: Any, prompt: list[int], answers: list[str], end: int) -> AnswerOdds:
-    """Log P(answer, then ``end``) for each answer after ``prompt`` (caller holds the model's lock)."""
+    """Log P(answer, then ``end``) for each answer after ``prompt``, under a grammar of the answers.
+
+    The caller holds the model's lock.
+    """
     cached = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), prompt)
     _evaluate(llama, prompt, cached)
     base = len(prompt)
+    paths = [(*llama.tokenize(answer.encode("utf-8"), add_bos=False, special=False), end) for answer in answers]
+    allowed: dict[tuple[int, ...], set[int]] = {}
+    for path in paths:
+        for j, token in enumerate(path):
+            allowed.setdefault(path[:j], set()).add(token)
     nodes: dict[tuple[int, ...], list[float]] = {(): _log_softmax(llama)}
 
     def node(prefix: tuple[int, ...]) -> list[float]:
@@ -34,11 +47,20 @@ def answer_logprobs(llama: Any, prompt: list[int], answers: list[str], end: int)
         return nodes[prefix]
 
     logprobs = []
-    for answer in answers:
-        tokens = llama.tokenize(answer.encode("utf-8"), add_bos=False, special=False)
-        path = [*tokens, end]
-        logprobs.append(sum(node(tuple(tokens[:j]))[token] for j, token in enumerate(path)))
+    for path in paths:
+        total = 0.0
+        for j, token in enumerate(path):
+            choices = allowed[path[:j]]
+            if len(choices) > 1:  # one allowed token has probability 1 under the grammar
+                weights = node(path[:j])
+                total += weights[token] - _log_sum_exp([weights[t] for t in choices])
+        logprobs.append(total)
     return AnswerOdds(logprobs=logprobs, prompt_tokens=base, cached_tokens=min(cached, base))
+
+
+def _log_sum_exp(values: list[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
 
 
 def _evaluate(llama: Any, prompt: list[int], cached: int) -> None:
