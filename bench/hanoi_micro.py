@@ -15,7 +15,8 @@ by naming variables after earlier answers (in words: ``where_is_disk_two``, not 
 which the model confused with ``peg_with_top_1``):
 
 - ``previous_disk``: ``previous_move[0]`` (a number, or None before the first move);
-- ``top_of_A``, ``top_of_B``, ``top_of_C``: ``A[0] if A else None``;
+- ``top_of_A``, ``top_of_B``, ``top_of_C``: ``first, *rest = A or [None]`` then ``first`` (asked as
+  ``A[0] if A else None``, a list of nine disks drew the last one: 10 over 2);
 - ``peg_of_disk_1``: ``where_is_disk_one``, after ``where_is_disk_<top> = "<peg>"`` (the top in words)
   for each answered top;
 - if the previous move did not move disk 1: ``next_peg_of_disk_1``: disk 1 goes one step round its
@@ -115,7 +116,7 @@ def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
     tops: dict[str, str] = {}
     for name, peg in zip(PEGS, state, strict=True):
         listed = list(reversed(peg))
-        text = _repl(f"{name} = {listed}", f"print({name}[0] if {name} else None)")
+        text = _repl(f"{name} = {listed}", f"first, *rest = {name} or [None]", "print(first)")
         tops[name] = yield Question(f"top_of_{name}", text, (*numbers, EMPTY), HEADER)
     named = [f'where_is_disk_{_word(top)} = "{name}"' for name, top in tops.items() if top in NUMBER_WORDS]
     peg = yield Question("peg_of_disk_1", _repl(*named, "print(where_is_disk_one)"), PEGS, HEADER)

@@ -112,7 +112,7 @@ def test_each_question_is_a_lookup_in_a_short_repl_transcript_its_last_line_prin
         ">>> print(previous_move[0] if previous_move else None)",
     ]
     top_a = chain.send("1")
-    assert top_a.text.splitlines() == [">>> A = [2, 3]", ">>> print(A[0] if A else None)"]  # from the top down
+    assert top_a.text.splitlines() == [">>> A = [2, 3]", ">>> first, *rest = A or [None]", ">>> print(first)"]
     chain.send("2")
     chain.send("None")
     peg = chain.send("1")
