@@ -114,8 +114,8 @@ def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
         HEADER,
     )
     tops: dict[str, str] = {}
-    for name, peg in zip(PEGS, state, strict=True):
-        listed = list(reversed(peg))
+    for name, stack in zip(PEGS, state, strict=True):
+        listed = list(reversed(stack))
         text = _repl(f"{name} = {listed}", f"first, *rest = {name} or [None]", "print(first)")
         tops[name] = yield Question(f"top_of_{name}", text, (*numbers, EMPTY), HEADER)
     named = [f'where_is_disk_{_word(top)} = "{name}"' for name, top in tops.items() if top in NUMBER_WORDS]

@@ -73,6 +73,10 @@ def test_a_completion_form_question_is_weighed_with_the_newline_as_its_end(works
     answerer = sampler.answerer(completion=True)
     shared = ">>> A = [2, 3]\n>>> B = []"
     question = Question("top_of_A", ">>> print(A[0] if A else None)", ("1", "2", "3", "None"), shared)
-    assert asyncio.run(answerer(question, 0)) == "2"  # voter 0 takes the most likely answer
+
+    async def greedy() -> str:
+        return await answerer(question, 0)
+
+    assert asyncio.run(greedy()) == "2"  # voter 0 takes the most likely answer
     with pytest.raises(ValueError, match="must be one token"):
         asyncio.run(sampler.backend.text_odds("x", ["1"], end="\n\nDone"))  # type: ignore[attr-defined]

@@ -18,7 +18,8 @@ grows with ``i`` (``Decorrelation``) and with seed ``i``, so a vote is reproduci
 context is the system message, so every question about one state reuses its KV cache. On the
 embedded model the question is weighed once (each answer's probability, ``llm/local/choice.py``) and
 every voter draws from that; elsewhere each voter is a completion constrained to the answers (a JSON
-string enum) where the backend can.
+string enum) where the backend can. ``answerer(completion=True)`` asks with no chat template: the
+context and the question are one text (a Python REPL transcript, say) that the answer continues.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ class Sampler:
 
 
 class WeighsAnswers(Protocol):
-    """A backend's ``answer_odds``: each offered answer's log-probability as the whole reply."""
+    """A backend's ``answer_odds``: each offered answer's log-probability under a grammar of the answers."""
 
     def __call__(self, messages: list[ChatMessage], answers: list[str]) -> Awaitable[AnswerOdds]:
         """Weigh ``answers`` as the whole reply to ``messages``."""
