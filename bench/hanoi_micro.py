@@ -23,7 +23,9 @@ which the model confused with ``peg_with_top_1``):
   circle (A → C → B for an odd number of disks, A → B → C for an even one), ``disk_1_on_B_goes_to``
   after one such variable per peg;
 - otherwise ``smaller_top``: ``min(top_x, top_y)`` of the two other pegs' tops (an empty peg's is
-  ``float("inf")``): that disk moves onto the other peg.
+  ``float("inf")``): that disk moves onto the other peg. Half the voters are asked ``min(top_y,
+  top_x)`` (``Question.variants``): the 1.5B model reads ``min(3, 10)`` as 10 and ``min(10, 3)`` as
+  3, and voters asked one wording would share its error.
 
 Code only routes: it picks the branch from the answer to ``previous_disk``, puts answers into later
 questions, and reads the move off the answers; it never checks an answer's truth. The oracle below
@@ -130,7 +132,8 @@ def move_chain(state: State, previous: Move | None) -> MicroChain[Move]:
     if offered[x] == offered[y]:  # earlier answers gave both pegs the same top: no move can be read off
         return (0, PEGS.index(x), PEGS.index(y))
     text = _repl(f"print(min({_value(tops[x])}, {_value(tops[y])}))")
-    smaller = yield Question("smaller_top", text, (offered[x], offered[y]), HEADER)
+    swapped = _repl(f"print(min({_value(tops[y])}, {_value(tops[x])}))")  # half the voters: min(3, 10) read 10
+    smaller = yield Question("smaller_top", text, (offered[x], offered[y]), HEADER, variants=(swapped,))
     source = x if smaller == offered[x] else y
     disk = int(smaller) if smaller.isdigit() else 0
     return (disk, PEGS.index(source), PEGS.index(y if source == x else x))

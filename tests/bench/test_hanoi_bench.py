@@ -123,6 +123,7 @@ def test_each_question_is_a_lookup_in_a_short_repl_transcript_its_last_line_prin
     ]
     smaller = chain.send("C")  # disk 1 moved last: the smaller of the two other tops moves
     assert smaller.text == '>>> print(min(2, float("inf")))' and smaller.answers == ("2", "inf")
+    assert smaller.variants == ('>>> print(min(float("inf"), 2))',)  # half the voters see the other order
     with pytest.raises(StopIteration) as done:
         chain.send("2")
     assert done.value.value == (2, 0, 1)

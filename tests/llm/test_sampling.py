@@ -180,3 +180,18 @@ def test_the_completion_form_on_a_backend_that_cannot_weigh_raw_text_says_to_ask
 
     with pytest.raises(ValueError, match="completion-form micro-questions need a backend that weighs raw text"):
         Sampler(_WeighingBackend([math.log(1.0)])).answerer(completion=True)
+
+
+def test_each_wording_of_a_question_is_weighed_once_per_vote_and_a_new_vote_weighs_again() -> None:
+    import math
+
+    from chrysalis.voting.micro import Question, decide
+
+    backend = _TextWeighingBackend([math.log(0.9), math.log(0.1)])
+    answerer = Sampler(backend).answerer(completion=True)
+    question = Question("smaller", ">>> print(min(3, 10))", ("3", "10"), variants=(">>> print(min(10, 3))",))
+    vote = asyncio.run(decide(question, answerer, VotingConfig(n=1, k=4, max_samples=40)))
+    assert vote.answer == "3" and vote.vote.samples >= 4
+    assert backend.weighed == [">>> print(min(3, 10))\n", ">>> print(min(10, 3))\n"]
+    asyncio.run(decide(question, answerer, VotingConfig(n=1, k=2, max_samples=40)))
+    assert len(backend.weighed) == 4  # the same question asked again (the next move's) is weighed again

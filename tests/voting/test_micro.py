@@ -107,3 +107,24 @@ def test_a_model_answers_with_the_context_as_system_message_and_the_answers_offe
     assert first[0] == {"role": "system", "content": "Pegs: A [2], B [1], C []"}
     assert first[1]["content"] == "Which peg has disk 1 on top?\nAnswer with exactly one of: A, B, C."
     assert [r["temperature"] for r in server.requests] == [0.0, 0.4, 0.0, 0.4]
+
+
+def test_voters_are_asked_the_question_in_turn_in_each_of_its_wordings_and_one_wording_can_be_outvoted() -> None:
+    """min(3, 10) misread as 10 by one wording: voters asked min(10, 3) too carry the vote."""
+    question = Question("smaller", "print(min(3, 10))", ("3", "10"), variants=("print(min(10, 3))",))
+    assert question.asked_by(0).text == "print(min(3, 10))" and question.asked_by(3).text == "print(min(10, 3))"
+    assert question.asked_by(1).variants == () and Question("q", "t", PEGS).asked_by(5).text == "t"
+    seen: list[str] = []
+
+    async def answer(asked: Question, i: int) -> str:
+        seen.append(asked.text)
+        wrong_on_the_first_wording = i % 4 == 0  # one voter in two on that wording errs
+        return "10" if wrong_on_the_first_wording else "3"
+
+    async def decide_it() -> str:
+        from chrysalis.voting.micro import decide
+
+        return (await decide(question, answer, VotingConfig(n=1, k=3))).answer
+
+    assert asyncio.run(decide_it()) == "3"
+    assert seen[:4] == ["print(min(3, 10))", "print(min(10, 3))", "print(min(3, 10))", "print(min(10, 3))"]

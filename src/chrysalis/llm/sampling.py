@@ -196,14 +196,18 @@ def _weighed_answerer(
     decorrelation: Decorrelation,
     on_completion: Callable[[Completion], None] | None,
 ) -> Answerer:
-    """Voters that draw from one weighing per question (the first voter weighs; the others reuse it)."""
+    """Voters that draw from one weighing per wording of a question (the first voter of each weighs)."""
     weighed: dict[tuple[str, str, tuple[str, ...]], asyncio.Future[AnswerOdds]] = {}
+    current: list[tuple[str, str, tuple[str, ...]]] = []
 
     async def answer(question: Question, i: int) -> str:
         key = (question.context, question.text, question.answers)
+        asked = (question.name, question.context, question.answers)
+        if i == 0 or current != [asked]:  # a vote starts at voter 0: only its question's wordings are kept
+            weighed.clear()
+            current[:] = [asked]
         first = key not in weighed
         if first:
-            weighed.clear()  # a vote's voters come together: only the current question is kept
             weighed[key] = asyncio.ensure_future(weigh(question))
         odds = await asyncio.shield(weighed[key])
         chosen = question.answers[draw(odds.logprobs, decorrelation.temperature(i), random.Random(f"{i}|{key}"))]

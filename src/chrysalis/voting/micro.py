@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from chrysalis.voting.core import Vote, VoteError, VotingConfig, vote_async
@@ -59,12 +59,23 @@ class Question:
     """The whole answer space; a reply that is none of these (after ``normalise_answer``) is red-flagged."""
     context: str = ""
     """Text several questions share (the state the step works on), put before the question."""
+    variants: tuple[str, ...] = ()
+    """The same question in other words (same answers): voter ``i`` is asked the ``i % (1 + len)``-th
+    wording, ``text`` first. Voters asked one prompt share its systematic errors, and no vote over
+    them fixes one; voters asked different wordings err on different cases, so the vote can."""
 
     def __post_init__(self) -> None:
         if not self.answers:
             raise ValueError(f"micro-question {self.name!r} offers no answers")
         if len({a.lower() for a in self.answers}) != len(self.answers):
             raise ValueError(f"micro-question {self.name!r} offers the same answer twice: {self.answers}")
+
+    def asked_by(self, voter: int) -> Question:
+        """The question as voter ``voter`` is asked it: one wording, no variants."""
+        if not self.variants:
+            return self
+        wordings = (self.text, *self.variants)
+        return replace(self, text=wordings[voter % len(wordings)], variants=())
 
 
 MicroChain = Generator[Question, str, T]
@@ -162,7 +173,7 @@ async def decide(question: Question, answerer: Answerer, config: VotingConfig, *
     cap = max_chars if max_chars is not None else max(len(a) for a in question.answers) + 8
 
     async def sample(i: int) -> str:
-        return await answerer(question, i)
+        return await answerer(question.asked_by(i), i)
 
     def canonical(reply: object) -> str:
         return normalise_answer(str(reply), question.answers) or str(reply)
