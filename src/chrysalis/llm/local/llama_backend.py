@@ -186,13 +186,7 @@ class LlamaCppBackend:
         def run() -> AnswerOdds:
             with self._loaded.lock:
                 prompt, _ = self._render(messages)
-                if len(prompt) + 8 > self._n_ctx:
-                    raise ContextOverflowError(self._name, len(prompt), 8, self._n_ctx)
-                llama = self._loaded.llama
-                try:
-                    return answer_logprobs(llama, prompt, answers, llama.token_eos())
-                except Exception as exc:
-                    raise ModelError(f"local:{self._name} failed while weighing answers: {exc}") from exc
+                return self._weigh(prompt, answers, self._loaded.llama.token_eos())
 
         return await asyncio.to_thread(run)
 
@@ -200,7 +194,7 @@ class LlamaCppBackend:
         """How likely each of ``answers`` is to follow the raw text ``prompt``, then ``end`` (no chat template).
 
         The completion form of a micro-question: a code model continues a transcript (a Python REPL,
-        ``>>> A[-1]`` then the value) the way it saw millions of them, where a chat turn asks it to
+        ``>>> print(A[0])`` then the value) the way it saw millions of them, where a chat turn asks it to
         talk. ``end`` must be one token (a newline is).
 
         Raises:
@@ -215,15 +209,20 @@ class LlamaCppBackend:
                 stop = llama.tokenize(end.encode("utf-8"), add_bos=False, special=False)
                 if len(stop) != 1:
                     raise ValueError(f"the end of a weighed answer must be one token; {end!r} is {len(stop)}")
-                tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
-                if len(tokens) + 8 > self._n_ctx:
-                    raise ContextOverflowError(self._name, len(tokens), 8, self._n_ctx)
-                try:
-                    return answer_logprobs(llama, tokens, answers, stop[0])
-                except Exception as exc:
-                    raise ModelError(f"local:{self._name} failed while weighing answers: {exc}") from exc
+                return self._weigh(
+                    llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False), answers, stop[0]
+                )
 
         return await asyncio.to_thread(run)
+
+    def _weigh(self, prompt: list[int], answers: list[str], end: int) -> AnswerOdds:
+        """``answer_logprobs`` after ``prompt`` (caller holds the model's lock), with the errors named."""
+        if len(prompt) + 8 > self._n_ctx:
+            raise ContextOverflowError(self._name, len(prompt), 8, self._n_ctx)
+        try:
+            return answer_logprobs(self._loaded.llama, prompt, answers, end)
+        except Exception as exc:
+            raise ModelError(f"local:{self._name} failed while weighing answers: {exc}") from exc
 
     def _run(self, job: _Job) -> Completion:
         """Generate under the model's lock (worker thread)."""
