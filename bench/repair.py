@@ -16,6 +16,9 @@ workspace (the buggy program, its tests, a git commit) gets one attempt:
 - ``repair-N@FORMS`` / ``model-N@FORMS``: the same with another turn of edit forms than the default
   ``line,function,line`` (e.g. ``repair-10@line,function,diff`` adds the unified-diff form).
 - ``agent`` (not in the default set): the agent with its ``repair`` tool, as ``make demo`` runs it.
+- ``loop@VOTING`` / ``agent@VOTING``: the same run with ``--voting VOTING`` (``none`` … ``critical``;
+  without it, ``auto``: the default priority's level). ``loop@none;loop@medium`` is the agent's loop
+  with voting on its own critical steps off and on (issue 35, item 5).
 
 Every outcome is judged here, after the attempt, by the same rule: **tests pass** when the
 workspace's tests pass and the test file is unchanged; **fixed** when, besides, the program agrees
@@ -89,30 +92,55 @@ def _workspace(bug: Bug, root: Path) -> Path:
     return workspace
 
 
-def _settings(model: str, workspace: Path, time_limit: float) -> Any:
+def _settings(model: str, workspace: Path, time_limit: float, voting: str = "auto") -> Any:
     return load_settings(
-        {"model": model, "workspace": str(workspace), "level": 3, "yes": True, "timeout": time_limit, "mode": "code"}
+        {
+            "model": model,
+            "workspace": str(workspace),
+            "level": 3,
+            "yes": True,
+            "timeout": time_limit,
+            "mode": "code",
+            "voting": voting,
+        }
     )
 
 
-def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_repair: bool) -> dict[str, Any]:
-    """One agent run; ``with_repair`` keeps its ``repair`` tool (else the coder tools alone).
+def loop_settings(config: str) -> tuple[bool, str] | None:
+    """``(with_repair, voting)`` of an agent configuration (``loop``, ``agent``, each ``@VOTING``), else None."""
+    name, _, voting = config.partition("@")
+    if name not in ("loop", "agent"):
+        return None
+    from chrysalis.voting import LEVELS
+
+    if voting and voting not in LEVELS:
+        raise SystemExit(f"unknown voting level {voting!r} in configuration {config!r}: use one of {', '.join(LEVELS)}")
+    return name == "agent", voting or "auto"
+
+
+def run_loop(
+    bug: Bug, workspace: Path, model: str, time_limit: float, *, with_repair: bool, voting: str = "auto"
+) -> dict[str, Any]:
+    """One agent run; ``with_repair`` keeps its ``repair`` tool (else the coder tools alone); ``voting`` is its level.
 
     ``said_done`` is the run's own verdict (``success``: it answered and its final check did not
     fail); ``answered`` is whether it ended with an answer at all. Tokens come from the eval store,
     which logs the run's tally however it ends (a run stopped by the time limit included).
     """
     from chrysalis.agent.session import AgentSession
-    from chrysalis.events import Event, Start
+    from chrysalis.events import Event, Start, StepVote
     from chrysalis.tools.registry import profile_tools
 
     run_ids: list[str] = []
+    votes: list[StepVote] = []
 
     def note(event: Event) -> None:
         if isinstance(event, Start):
             run_ids.append(event.run_id)
+        elif isinstance(event, StepVote):
+            votes.append(event)
 
-    settings = _settings(model, workspace, time_limit)
+    settings = _settings(model, workspace, time_limit, voting)
     session = AgentSession(settings, on_event=note, tools=None if with_repair else profile_tools("coder"))
     answered = success = False
     try:
@@ -131,7 +159,14 @@ def run_loop(bug: Bug, workspace: Path, model: str, time_limit: float, *, with_r
         )
     finally:
         session.close()
-    return {"said_done": success, "answered": answered, "samples": None, "tokens": int(used[0])}
+    return {
+        "said_done": success,
+        "answered": answered,
+        "samples": None,
+        "tokens": int(used[0]),
+        "votes": len(votes),
+        "vote_samples": sum(vote.samples for vote in votes),
+    }
 
 
 def run_repair(
@@ -221,8 +256,10 @@ def attempt(bug: Bug, config: str, model: str, time_limit: float, root: Path) ->
     """One configuration's attempt at one bug, judged after the fact (against the reference, too)."""
     workspace = _workspace(bug, root / bug.folder.parent.name / config)
     started = time.perf_counter()
-    if config in ("loop", "agent"):
-        outcome = run_loop(bug, workspace, model, time_limit, with_repair=config == "agent")
+    agent = loop_settings(config)
+    if agent is not None:
+        with_repair, voting = agent
+        outcome = run_loop(bug, workspace, model, time_limit, with_repair=with_repair, voting=voting)
     else:
         samples, templates, forms = repair_settings(config)
         outcome = run_repair(bug, workspace, model, time_limit, samples, templates, forms)
@@ -295,6 +332,7 @@ def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, dict[
             "unusable_pct": _unusable_pct(mine),
             "kept_line_pct": _unusable_pct(mine, "kept_line"),
             "mean_tokens": round(sum(row["tokens"] for row in mine) / n),
+            "votes": sum(row.get("votes", 0) for row in mine),
             "commits": sorted({row["commit"] for row in mine}),
         }
     if "loop" in summary:
@@ -379,7 +417,7 @@ def main() -> int:
     _commit()  # now, before anything can move HEAD during a run of hours
     configs = [c.strip() for c in options.configs.split(";" if "@" in options.configs else ",") if c.strip()]
     for config in configs:  # a bad name fails now, not hours into the run
-        if config not in ("loop", "agent"):
+        if loop_settings(config) is None:
             repair_settings(config)
     bugs = _bugs(options.sets, options.bugs, options.limit)
     rows: list[dict[str, Any]] = []

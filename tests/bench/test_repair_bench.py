@@ -99,6 +99,15 @@ def test_configuration_names_say_samples_and_templates() -> None:
         bench.repair_settings("repair-x")
 
 
+def test_agent_configuration_names_say_the_repair_tool_and_the_voting_level() -> None:
+    assert bench.loop_settings("loop") == (False, "auto")
+    assert bench.loop_settings("loop@none") == (False, "none")
+    assert bench.loop_settings("agent@medium") == (True, "medium")
+    assert bench.loop_settings("repair-10") is None
+    with pytest.raises(SystemExit, match="unknown voting level 'often' in configuration 'loop@often'"):
+        bench.loop_settings("loop@often")
+
+
 def test_each_set_is_summarised_apart_and_a_fix_the_reference_disagrees_with_is_overfit(tmp_path: Path) -> None:
     rows = [
         {"set": "dev", "bug": "a", "config": "templates", "fixed": True, "overfit": False},
