@@ -128,6 +128,36 @@ def test_an_order_to_change_code_that_edits_is_judged_as_usual(tmp_path: Path) -
     assert result.success and result.verified is None  # no tests here: nothing can check it, nothing claims it
 
 
+def test_an_order_to_change_code_whose_edits_never_applied_is_not_done_though_the_tests_pass(
+    workspace: Path,
+) -> None:
+    (workspace / "calc.py").write_text("def subtract(a, b):\n" + FIX)  # the tests pass before the run
+    missing = tool("edit_file", path="calc.py", old_text="def divide", new_text="def divide(a, b)")
+    script = ScriptedModel([missing, final("I added divide."), final("Done."), final("Done.")])
+    result, events = run_agent(workspace, script, ADD, level=2, yes=True)
+    assert not result.success and result.verified is False
+    assert result.problem == "the task asks for a change to the code, and no file was changed"
+    assert [c.passed for c in checks(events)] == [True]  # the tests ran and passed, as they did before the run
+
+
+def test_an_order_to_change_code_answered_after_only_running_the_tests_is_not_done(workspace: Path) -> None:
+    (workspace / "calc.py").write_text("def subtract(a, b):\n" + FIX)
+    answers = [final("The tests pass, so divide is there."), final("Done."), final("Done.")]
+    script = ScriptedModel([tool("run_tests"), *answers])
+    result, _ = run_agent(workspace, script, ADD, level=2, yes=True)
+    assert not result.success and result.problem == "the task asks for a change to the code, and no file was changed"
+
+
+def test_an_order_to_change_code_whose_write_was_declined_is_not_blamed_for_changing_nothing(
+    workspace: Path,
+) -> None:
+    (workspace / "calc.py").write_text("def subtract(a, b):\n" + FIX)
+    write = tool("write_file", path="calc.py", content="def divide(a, b):\n    return a / b\n")
+    result, events = run_agent(workspace, ScriptedModel([write, final("I could not write it.")]), ADD, level=2)
+    assert any(e.type == "tool_result" and not e.ok for e in events)  # no approver here: the write was declined
+    assert result.problem != "the task asks for a change to the code, and no file was changed"
+
+
 @pytest.mark.parametrize(
     ("task", "held"),
     [

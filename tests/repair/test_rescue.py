@@ -38,9 +38,15 @@ class Model:
 
 
 def run(
-    project: Path, turn: Any, *, level: int = 3, mode: str = "code", sample: ScriptedReply | str = RIGHT
+    project: Path,
+    turn: Any,
+    *,
+    level: int = 3,
+    mode: str = "code",
+    sample: ScriptedReply | str = RIGHT,
+    task: str = TASK,
 ) -> tuple[RunResult | None, list[Event]]:
-    """One run of TASK on the scripted model; the result, or None when it stopped without one."""
+    """One run of ``task`` on the scripted model; the result, or None when it stopped without one."""
     events: list[Event] = []
     with ScriptedOpenAIServer(Model(turn, sample)) as server:
         settings = load_settings(
@@ -48,7 +54,7 @@ def run(
         )
         session = AgentSession(settings, on_event=events.append)
         try:
-            result: RunResult | None = asyncio.run(session.run(TASK))
+            result: RunResult | None = asyncio.run(session.run(task))
         except TaskStopped:
             result = None
         finally:
@@ -111,3 +117,13 @@ def test_when_repairs_own_model_fails_the_run_goes_on_as_before(project: Path) -
     assert called.trigger == "failed_check"
     assert result is not None and result.verified is False  # the model had its answers sent back, then it stood
     assert (project / "stats.py").read_text() == STATS
+
+
+def test_an_order_to_add_code_answered_without_a_change_gets_no_repair_the_tests_already_pass(
+    project: Path,
+) -> None:
+    (project / "stats.py").write_text(STATS.replace("    return total / (len(values) + 1)\n", FIXED_LINE))
+    result, events = run(project, lambda _turn: "Done.", task="Add a median() function to stats.py")
+    assert framework_calls(events) == []  # nothing fails: repair has nothing to do, so it is not called
+    assert result is not None and not result.success
+    assert result.problem == "the task asks for a change to the code, and no file was changed"

@@ -50,6 +50,21 @@ def test_code_after_raise_break_continue_or_return_in_the_same_block_is_refused(
     assert not (ws / "m.py").exists()
 
 
+def test_a_new_function_pasted_over_an_old_def_line_is_refused_for_the_old_body_left_after_its_returns(
+    ws: Path, ctx: ToolContext
+) -> None:
+    mean = 'def mean(values):\n    """Arithmetic mean."""\n    return sum(values) / len(values)\n'
+    (ws / "stats.py").write_text(mean)
+    median = "def median(xs):\n    if len(xs) % 2:\n        return xs[len(xs) // 2]\n    else:\n        return 0\n"
+    result = edit_file({"path": "stats.py", "old_text": "def mean(values):\n", "new_text": median}, ctx)
+    assert not result.ok and result.error is not None
+    assert '\'"""Arithmetic mean."""\' (the if on line 2, every branch of it)' in result.error
+    assert (ws / "stats.py").read_text() == mean
+    open_ended = "def f(x):\n    if x:\n        return 1\n    elif x is None:\n        pass\n"
+    open_ended += "    else:\n        return 2\n    return 3\n"
+    assert unreachable(ast.parse(open_ended)) == []  # one branch falls through: what follows runs
+
+
 def test_a_corrected_copy_beside_the_old_function_is_refused(ws: Path, ctx: ToolContext) -> None:
     (ws / "calc.py").write_text(CALC)
     twice = edit_file({"path": "calc.py", "old_text": CALC, "new_text": CALC + "\n\n" + CALC.replace("+", "-")}, ctx)

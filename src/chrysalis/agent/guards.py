@@ -39,8 +39,8 @@ class RunGuards:
     """This run wrote at least one file, or ran a command on the real workspace (which may have)."""
     tried_to_write: bool = False
     """This run ran a write tool, whether or not the write applied: it set out to change something."""
-    asked_to_act: bool = False
-    """This run called a write tool or a command, even one refused or declined: it did not ignore the task."""
+    stopped_from_acting: bool = False
+    """A write or command of this run was refused or declined: what it did not change, it was not let change."""
     called_tools: set[str] = field(default_factory=set[str])
     """Tools the model has called in this run."""
     max_red_flags: int = MAX_RED_FLAGS

@@ -99,6 +99,7 @@ class AgentLoop:
             task=setup.task,
             durability=setup.durability,
             policy=setup.tools.policy,
+            changed_paths=setup.tools.changed_paths,
         )
         self.stream = ReplyStream(setup.model, setup.run_id, setup.emit)
         self.rescue = Rescue(setup.run_id, setup.tools, self.check, setup.emit)

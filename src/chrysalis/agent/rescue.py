@@ -53,18 +53,16 @@ class Rescue:
 
     async def after_failed_check(self, guards: RunGuards) -> str | None:
         """After the final check failed: call the tool; what it did if the tests now pass, else None."""
-        verdict = self._check.verdict
-        if verdict.verified is not False or not verdict.ran:
+        if not self._check.tests_failed:
             return None
-        return await self._call("failed_check", verdict.problem or "the tests fail", guards)
+        return await self._call("failed_check", self._check.verdict.problem or "the tests fail", guards)
 
     async def when_stalled(self, why: str, guards: RunGuards) -> str | None:
         """Before a stuck run stops: check, and if the tests fail, call the tool; what it did if they now pass."""
         if self._tool(guards) is None:
             return None
         await self._check.run(guards)
-        verdict = self._check.verdict
-        return await self._call("stalled", why, guards) if verdict.verified is False and verdict.ran else None
+        return await self._call("stalled", why, guards) if self._check.tests_failed else None
 
     async def _call(self, trigger: Trigger, reason: str, guards: RunGuards) -> str | None:
         spec = self._tool(guards)

@@ -9,13 +9,18 @@ fails); the run's outcome then follows the last check, never the model's words.
 
 A task that asks for a fix ("fix the failing test", "make the tests pass") is held to the tests
 even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
-commonest false success of a small model. A question ("why does this test fail?") is not. Likewise
-a task that starts with an order to change code ("Add a median() function…", "Rename calc_total…")
-in ``code`` mode at level 2 or more: answered without any file changed, and without any write or
-command asked for (one the user declined counts as asked), it is not done; the model is told so
-(as for failing tests), and if it still changes nothing the run fails with that problem. A task
-that starts otherwise ("In stats.py, add…", "List what to change") is not judged on this, rather
-than risk failing a run that was right to change nothing.
+commonest false success of a small model. A question ("why does this test fail?") is not.
+
+A task that starts with an order to change code ("Add a median() function…", "Rename
+calc_total…") in ``code`` mode at level 2 or more is not done while no file has changed, whether
+its edits never applied or it never made any, and (unless it asks for a fix, whose criterion is
+the tests) even when the tests pass: they passed before the run too. Nor is it done while a file
+it names is unchanged ("…rewrite column_sums in ops.py, and add tests in tests/test_matrix.py":
+``named_files``), a small model's commonest partial answer. The model is told so (as for failing
+tests), and if it still leaves it the run fails with that problem. A write or command the policy
+refused or the user declined excuses both: the run was not let change it. A task that starts
+otherwise ("In stats.py, add…", "List what to change") is not judged on this, rather than risk
+failing a run that was right to change nothing.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ import asyncio
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 
 from chrysalis.agent.durability import Durability, Verdict
 from chrysalis.agent.guards import RunGuards
+from chrysalis.agent.named_files import files_named, unchanged
 from chrysalis.config import Settings
 from chrysalis.errors import UsageError
 from chrysalis.events import Check, Event
@@ -85,8 +92,13 @@ class FinalCheck:
         task: str = "",
         durability: Durability | None = None,
         policy: Policy | None = None,
+        changed_paths: Callable[[], tuple[Path, ...]] | None = None,
     ) -> None:
-        """``policy``: the run's (``GatedTools.policy``); None builds it from ``settings``."""
+        """``policy``: the run's (``GatedTools.policy``); None builds it from ``settings``.
+
+        ``changed_paths``: the files the run has changed (``GatedTools.changed_paths``: from its
+        checkpoints, so a resumed run still knows them); None: files the task names are not checked.
+        """
         self._settings = settings
         self._policy = policy or Policy.from_settings(settings)
         """Whether the check may write the workspace (``check_writable``), and the level and mode it runs at."""
@@ -94,6 +106,12 @@ class FinalCheck:
         """Held to the tests even if nothing changed (see the module's docstring)."""
         self._change_task = self._policy.level >= 2 and self._policy.mode == "code" and asks_for_a_change(task)
         """Not done if nothing changed (see the module's docstring)."""
+        ordered = self._change_task and not self._fix_task  # "make the tests pass": the tests are the criterion
+        self._named = files_named(task, settings.workspace) if ordered and changed_paths else ()
+        """Files the order names, each expected to change (``named_files``)."""
+        self._changed_paths = changed_paths
+        self._half_done: Verdict | None = None
+        """The last verdict that a named file is unchanged (its feedback differs from failing tests')."""
         self._max_failures = max_failures
         """Failed checks sent back to the model (the priority's ``check_retries``)."""
         self._run_id = run_id
@@ -119,8 +137,7 @@ class FinalCheck:
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
         if not self.needed(guards):
-            unchanged = self._change_task and not (guards.set_out_to_change or guards.asked_to_act)
-            self.verdict = _NOTHING_CHANGED if unchanged else _UNCHECKED
+            self.verdict = _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or _UNCHECKED
             return self.verdict
         if self._checked_at == guards.activity:
             return self.verdict
@@ -135,7 +152,34 @@ class FinalCheck:
         else:
             self.verdict, event = await self._durability.check(self._run_command, self.command)
         self._emit(event)  # from the loop's thread, like every other event
+        if self.verdict.verified and not self._fix_task:  # the tests that passed before the run prove nothing
+            self.verdict = _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or self.verdict
         return self.verdict
+
+    def _named_left(self, guards: RunGuards) -> Verdict | None:
+        """A verdict that the order is half done when a file it names is unchanged; None when none is.
+
+        Not when a write or command was refused or declined: the run was not let finish.
+        """
+        if not self._named or self._changed_paths is None or guards.stopped_from_acting:
+            return None
+        left = unchanged(self._named, self._changed_paths(), self._settings.workspace)
+        if not left:
+            return None
+        names = " and ".join(", ".join(left).rsplit(", ", 1))
+        problem = f"the task names {names}, and this run did not change {_it(left)}"
+        self._half_done = Verdict(verified=False, problem=problem)
+        return self._half_done
+
+    def _unchanged(self, guards: RunGuards) -> bool:
+        """An order to change code that changed no file, and not for want of permission (see the docstring)."""
+        return self._change_task and not guards.changed_files and not guards.stopped_from_acting
+
+    @property
+    def tests_failed(self) -> bool:
+        """The last check ran the tests and they failed (not: nothing was changed, or nothing could run)."""
+        judged_otherwise = self.verdict is _NOTHING_CHANGED or self.verdict is self._half_done
+        return self.verdict.verified is False and self.verdict.ran and not judged_otherwise
 
     def feedback(self) -> str | None:
         """What to tell the model when its answer stands on a failing check (``None``: accept the answer)."""
@@ -147,6 +191,8 @@ class FinalCheck:
                 "Not done: the task asks for changes to the code, and no file has been changed yet. Make the "
                 "changes with the file tools (edit_file or write_file), then answer."
             )
+        if self.verdict is self._half_done:
+            return f"Not done: {self.verdict.problem}. Do that part of the task too, then answer."
         tail = current_redactor().text(self.verdict.report[-_MODEL_TAIL_CHARS:])  # test output, like any tool output
         return (
             f"Not done: Chrysalis ran the tests after your answer and they fail ({self.verdict.problem}).\n{tail}\n"
@@ -184,3 +230,7 @@ class FinalCheck:
         return Check(
             run_id=self._run_id, command=command, passed=code == 0, exit_code=code, sandboxed=sandboxed, report=report
         )
+
+
+def _it(names: list[str]) -> str:
+    return "it" if len(names) == 1 else "them"

@@ -6,7 +6,9 @@ a whole function: a corrected copy is added next to the old one, and the later `
 wins. Edits to ``.py`` files that parse are checked after the syntax check, against the problems
 the file already had, so an existing dead line never blocks other work:
 
-- statements after a ``return``, ``raise``, ``break`` or ``continue`` in the same block;
+- statements after a ``return``, ``raise``, ``break`` or ``continue`` in the same block, or after an
+  ``if``/``else`` whose every branch ends so (a small model's "new function" pasted over an old
+  ``def`` line leaves the old body there, after the new one's last ``return``);
 - a function defined twice in one scope, or two functions in one scope with the same body.
 """
 
@@ -32,11 +34,19 @@ def unreachable(tree: ast.AST) -> list[tuple[int, str]]:
             if not isinstance(block, list):
                 continue
             for i, stmt in enumerate(block[:-1]):
-                if isinstance(stmt, _ENDS_BLOCK):
+                if _ends(stmt):
                     keyword = type(stmt).__name__.lower()
-                    found.extend((later.lineno, f"the {keyword} on line {stmt.lineno}") for later in block[i + 1 :])
+                    why = f"the {keyword} on line {stmt.lineno}" + (", every branch of it" if keyword == "if" else "")
+                    found.extend((later.lineno, why) for later in block[i + 1 :])
                     break
     return found
+
+
+def _ends(stmt: ast.stmt) -> bool:
+    """Whether nothing after ``stmt`` in its block can run: it returns, raises, breaks or continues on every path."""
+    if isinstance(stmt, _ENDS_BLOCK):
+        return True
+    return isinstance(stmt, ast.If) and bool(stmt.orelse) and _ends(stmt.body[-1]) and _ends(stmt.orelse[-1])
 
 
 def duplicated_functions(tree: ast.AST) -> list[tuple[int, str]]:

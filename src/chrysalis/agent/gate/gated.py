@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chrysalis.agent.durability import Durability
@@ -68,6 +69,8 @@ class GatedTools:
         ``limits`` are the run's: its ``max_denials``-th refusal ends it, its guards count to ``max_red_flags``.
         """
         self.run_id = run_id
+        self.changed_paths: Callable[[], tuple[Path, ...]] | None = None
+        """The files this run has changed, from its checkpoints (``for_run`` sets it); None: not known."""
         self.durability = durability
         """Records each call's effect so a resumed run neither loses nor repeats it; None: not durable."""
         self._step = step or (lambda: 0)
@@ -131,7 +134,7 @@ class GatedTools:
             test_command=s.test_command,
             hosts=policy.hosts,
         )
-        return cls(
+        gated = cls(
             {name: spec for name, spec in tools.items() if policy.offers(spec)},
             run_id=run_id,
             policy=policy,
@@ -144,6 +147,8 @@ class GatedTools:
             durability=durability,
             step=step,
         )
+        gated.changed_paths = partial(checkpoints.changed, s.workspace, (run_id,))
+        return gated
 
     async def call(self, name: str, raw_args: dict[str, Any], call_id: str) -> dict[str, Any]:
         """Run one call through every gate and report it; returns what the model sees.

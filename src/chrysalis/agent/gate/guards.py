@@ -29,7 +29,7 @@ class GuardTools(Wrapper):
             self.emit(RedFlag(run_id=self.run_id, kind="repeated_call", detail=f"{call.spec.name} {call.raw}"))
             return ToolResult.failure(repeat)
         result = await self.inner.call(call)
-        self.guards.asked_to_act |= call.spec.effect in ("write", "shell")
+        self.guards.stopped_from_acting |= call.spec.effect in ("write", "shell") and not call.passed
         if call.red_flag is not None:
             self.emit(RedFlag(run_id=self.run_id, kind="protected_file", detail=call.red_flag))
             self.guards.red_flags += 1
