@@ -19,13 +19,15 @@ test files (``Policy.for_task``); the others keep them protected, as a user's ru
 
 A row: ``finished`` (the hidden check passes), ``claimed`` (the run ended with success), a
 ``false_claim`` (claimed, and the check fails: must stay 0), tokens, seconds, steps, the votes the
-run held and the samples they drew. Each row records the 1-minute load when it ended (``load_1m``):
-rows measured beside other work are not comparable (``--resume --drop-load L`` redoes them).
+run held and the samples they drew, and what it changed (``diff``, its last 4,000 characters). Each
+row records the 1-minute load when it ended (``load_1m``): rows measured beside other work are not
+comparable (``--resume --drop-load L`` redoes them).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shutil
@@ -45,6 +47,8 @@ TASKS = BENCH / "multistep" / "tasks"
 RESULTS = BENCH / "results" / "multistep.json"
 
 CHECK = ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
+DIFF_CHARS = 4000
+"""The end of each run's diff kept in its row (``diff``): enough to read what a run did."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,7 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
         seconds = time.perf_counter() - started
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         finished = check_passes(task, work)
+        diff = workspace_diff(task.folder / "workspace", work)
     final = next((e for e in events if e.get("type") == "final"), None)
     votes = [e for e in events if e.get("type") == "vote"]
     claimed = bool(final and final["success"])
@@ -156,7 +161,26 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
         "votes": len(votes),
         "vote_samples": sum(int(v.get("samples", 0)) for v in votes),
         "load_1m": round(os.getloadavg()[0], 2),
+        "diff": diff[-DIFF_CHARS:],
     }
+
+
+def workspace_diff(original: Path, work: Path) -> str:
+    """What the run changed, as a unified diff of every text file (new and deleted ones too), for a reader."""
+    names = {p.relative_to(root) for root in (original, work) for p in root.rglob("*") if p.is_file()}
+    parts = []
+    for name in sorted(n for n in names if "__pycache__" not in n.parts and ".pytest_cache" not in n.parts):
+        before, after = (_text(root / name) for root in (original, work))
+        if before != after:
+            parts += difflib.unified_diff(before, after, f"a/{name}", f"b/{name}")
+    return "".join(parts)
+
+
+def _text(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.is_file() else []
+    except UnicodeDecodeError:
+        return ["(binary)\n"]
 
 
 def model_cache() -> Path:

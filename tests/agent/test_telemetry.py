@@ -36,7 +36,7 @@ def spans() -> tuple[Telemetry, InMemorySpanExporter]:
 
 
 def run_with(
-    workspace: Path, listener: Any, script: ScriptedModel, task: str = "fix calc", **flags: Any
+    workspace: Path, listener: Any, script: ScriptedModel, task: str = "look at calc", **flags: Any
 ) -> AgentSession:
     (workspace / "calc.py").write_text("def subtract(a, b):\n    return a - b\n")  # the final check passes at once
     session = AgentSession(load_settings({"workspace": workspace, **flags}), model=script.model(), on_event=listener)

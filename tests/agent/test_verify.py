@@ -128,13 +128,14 @@ def test_an_order_to_change_code_that_edits_is_judged_as_usual(tmp_path: Path) -
     assert result.success and result.verified is None  # no tests here: nothing can check it, nothing claims it
 
 
+@pytest.mark.parametrize("task", [ADD, "Add divide(a, b) to calc.py; report() passes it on", "Fix subtract in calc.py"])
 def test_an_order_to_change_code_whose_edits_never_applied_is_not_done_though_the_tests_pass(
-    workspace: Path,
+    workspace: Path, task: str
 ) -> None:
     (workspace / "calc.py").write_text("def subtract(a, b):\n" + FIX)  # the tests pass before the run
     missing = tool("edit_file", path="calc.py", old_text="def divide", new_text="def divide(a, b)")
     script = ScriptedModel([missing, final("I added divide."), final("Done."), final("Done.")])
-    result, events = run_agent(workspace, script, ADD, level=2, yes=True)
+    result, events = run_agent(workspace, script, task, level=2, yes=True)
     assert not result.success and result.verified is False
     assert result.problem == "the task asks for a change to the code, and no file was changed"
     assert [c.passed for c in checks(events)] == [True]  # the tests ran and passed, as they did before the run

@@ -62,10 +62,11 @@ def test_a_row_says_whether_the_hidden_check_passed_and_whether_the_run_claimed_
     script = solution_writer(task) if writes else (lambda _body: "Done, the function is added.")
     with ScriptedOpenAIServer(script) as server:
         row = bench.attempt(task, "scripted", "none", 120.0, base_url=server.base_url)
-    assert row["task"] == task.name and row["voting"] == "none" and row["exit_code"] == 0, row
-    assert row["finished"] is finished and row["claimed"] is True
-    assert row["false_claim"] is (not finished)  # nothing checks a run that changed no file: it claims success
+    assert row["task"] == task.name and row["voting"] == "none" and row["exit_code"] == (0 if writes else 1), row
+    assert row["finished"] is finished and row["claimed"] is finished  # an order that changed no file is not done
+    assert row["false_claim"] is False
     assert row["votes"] == 0 and row["tokens"] is not None
+    assert ("+++ b/" in row["diff"]) is writes  # what the run changed, for a reader
 
 
 def test_the_script_writes_its_results_with_the_summary_and_where_they_came_from(tmp_path: Path) -> None:

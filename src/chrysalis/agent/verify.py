@@ -12,9 +12,9 @@ even when the run changed nothing, at level 2 or more: answering "done" without 
 commonest false success of a small model. A question ("why does this test fail?") is not.
 
 A task that starts with an order to change code ("Add a median() function…", "Rename
-calc_total…") in ``code`` mode at level 2 or more is not done while no file has changed, whether
-its edits never applied or it never made any, and (unless it asks for a fix, whose criterion is
-the tests) even when the tests pass: they passed before the run too. Nor is it done while a file
+calc_total…", "Fix parse_date in dates.py…") in ``code`` mode at level 2 or more is not done
+while no file has changed, whether its edits never applied or it never made any, even when the
+tests pass: they passed before the run too. Nor is it done while a file
 it names is unchanged ("…rewrite column_sums in ops.py, and add tests in tests/test_matrix.py":
 ``named_files``), a small model's commonest partial answer. The model is told so (as for failing
 tests), and if it still leaves it the run fails with that problem. A write or command the policy
@@ -106,8 +106,7 @@ class FinalCheck:
         """Held to the tests even if nothing changed (see the module's docstring)."""
         self._change_task = self._policy.level >= 2 and self._policy.mode == "code" and asks_for_a_change(task)
         """Not done if nothing changed (see the module's docstring)."""
-        ordered = self._change_task and not self._fix_task  # "make the tests pass": the tests are the criterion
-        self._named = files_named(task, settings.workspace) if ordered and changed_paths else ()
+        self._named = files_named(task, settings.workspace) if self._change_task and changed_paths else ()
         """Files the order names, each expected to change (``named_files``)."""
         self._changed_paths = changed_paths
         self._half_done: Verdict | None = None
@@ -152,7 +151,7 @@ class FinalCheck:
         else:
             self.verdict, event = await self._durability.check(self._run_command, self.command)
         self._emit(event)  # from the loop's thread, like every other event
-        if self.verdict.verified and not self._fix_task:  # the tests that passed before the run prove nothing
+        if self.verdict.verified:  # for an order, tests that passed before the run too prove nothing
             self.verdict = _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or self.verdict
         return self.verdict
 

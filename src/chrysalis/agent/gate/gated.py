@@ -125,7 +125,6 @@ class GatedTools:
             except UsageError as exc:  # too large to checkpoint: refuse the write, the model can choose otherwise
                 raise ToolError(f"Not written: {exc}") from exc
 
-        command_snapshot = partial(checkpoints.around_command, run_id, s.workspace)  # called with the command's kind
         context = ToolContext(
             workspace=s.workspace,
             before_write=before_write,
@@ -142,7 +141,7 @@ class GatedTools:
             emit=emit,
             approver=approver,
             limits=limits,
-            command_snapshot=command_snapshot,
+            command_snapshot=partial(checkpoints.around_command, run_id, s.workspace),  # called with the command's kind
             judge=judge,
             durability=durability,
             step=step,
