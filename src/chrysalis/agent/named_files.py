@@ -20,7 +20,8 @@ __all__ = ["files_named", "unchanged"]
 _PATH = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+\.(?:py|pyi|json|toml|ini|cfg|yaml|yml|txt|md|rst|js|ts))\b")
 _ONLY_READ = re.compile(r"\b(for|like|see|from|of|than|as in|based on|same as|similar to)\s*\(?\s*$", re.IGNORECASE)
 _LOOK_BACK = 16
-"""Characters before a name that may say it is only read ("as in", "like the one in" ends in "in": not this)."""
+"""How many characters before a name are read for the words that mark it as only read: the last ones only,
+so "add tests for transpose in tests/test_matrix.py" still requires the test file."""
 
 
 def files_named(task: str, workspace: Path) -> tuple[str, ...]:
