@@ -27,7 +27,6 @@ comparable (``--resume --drop-load L`` redoes them).
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import shutil
@@ -167,20 +166,24 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
 
 def workspace_diff(original: Path, work: Path) -> str:
     """What the run changed, as a unified diff of every text file (new and deleted ones too), for a reader."""
+    from chrysalis.tools.base import FileChange
+    from chrysalis.tools.diffs import unified_diff
+
     names = {p.relative_to(root) for root in (original, work) for p in root.rglob("*") if p.is_file()}
-    parts = []
+    changes = []
     for name in sorted(n for n in names if "__pycache__" not in n.parts and ".pytest_cache" not in n.parts):
         before, after = (_text(root / name) for root in (original, work))
         if before != after:
-            parts += difflib.unified_diff(before, after, f"a/{name}", f"b/{name}")
-    return "".join(parts)
+            changes.append(FileChange(str(name), before, after))
+    return "\n".join(unified_diff(changes).lines)
 
 
-def _text(path: Path) -> list[str]:
+def _text(path: Path) -> str | None:
+    """The file's text; None when it does not exist (created or deleted by the run)."""
     try:
-        return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.is_file() else []
+        return path.read_text(encoding="utf-8") if path.is_file() else None
     except UnicodeDecodeError:
-        return ["(binary)\n"]
+        return "(binary)\n"
 
 
 def model_cache() -> Path:

@@ -136,7 +136,7 @@ class FinalCheck:
     async def run(self, guards: RunGuards) -> Verdict:
         """Check the change now (or reuse the last verdict if nothing happened since); emits a ``check`` event."""
         if not self.needed(guards):
-            self.verdict = _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or _UNCHECKED
+            self.verdict = self._as_ordered(guards, _UNCHECKED)
             return self.verdict
         if self._checked_at == guards.activity:
             return self.verdict
@@ -152,8 +152,12 @@ class FinalCheck:
             self.verdict, event = await self._durability.check(self._run_command, self.command)
         self._emit(event)  # from the loop's thread, like every other event
         if self.verdict.verified:  # for an order, tests that passed before the run too prove nothing
-            self.verdict = _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or self.verdict
+            self.verdict = self._as_ordered(guards, self.verdict)
         return self.verdict
+
+    def _as_ordered(self, guards: RunGuards, otherwise: Verdict) -> Verdict:
+        """An order's verdict when nothing failed: nothing changed, or a named file unchanged, else ``otherwise``."""
+        return _NOTHING_CHANGED if self._unchanged(guards) else self._named_left(guards) or otherwise
 
     def _named_left(self, guards: RunGuards) -> Verdict | None:
         """A verdict that the order is half done when a file it names is unchanged; None when none is.
