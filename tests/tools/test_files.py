@@ -193,5 +193,6 @@ def test_list_dir_bad_inputs(ws: Path, ctx: ToolContext) -> None:
     assert "is a file" in (list_dir({"path": "a.py"}, ctx).error or "")
     assert "does not exist" in (list_dir({"path": "nope"}, ctx).error or "")
     assert "leave the workspace" in (list_dir({"path": ".."}, ctx).error or "")
-    assert "depth" in (list_dir({"depth": 9}, ctx).error or "")
+    assert "depth" in (list_dir({"depth": 0}, ctx).error or "")
+    assert list_dir({"depth": 9}, ctx).result == list_dir({"depth": 4}, ctx).result  # the ceiling, not an error
     assert list_dir({"path": "empty"}, ctx).result == "empty/ is empty."

@@ -73,6 +73,7 @@ def test_log(repo: Path, ctx: ToolContext) -> None:
     assert result.endswith(" 2024-01-02 Test: Add calc")
     assert "Bad arguments for git_log: n" in (git_log({"n": "lots"}, ctx).error or "")
     assert "Bad arguments for git_log: n" in (git_log({"n": 0}, ctx).error or "")
+    assert git_log({"n": 10**9}, ctx).result == result  # "all of them": the ceiling, not an error
 
 
 def test_log_of_an_empty_repo(ws: Path, ctx: ToolContext) -> None:

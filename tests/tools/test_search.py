@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.tools.base import ToolContext
-from chrysalis.tools.search import find, glob_regex, grep
+from chrysalis.tools.search import GrepArgs, find, glob_regex, grep
 
 
 @pytest.fixture
@@ -85,6 +85,15 @@ def test_grep_stops_at_max_matches(tree: Path, ctx: ToolContext) -> None:
     lines = result.result.splitlines()
     assert len(lines) == 3
     assert lines[-1] == "[stopped after 2 matches; narrow the pattern or path]"
+
+
+def test_grep_brings_a_huge_max_matches_down_to_its_ceiling(tree: Path, ctx: ToolContext) -> None:
+    """The 1.5B model asks for every match with 10**15: refusing cost it a step to ask again."""
+    result = grep({"pattern": "add", "max_matches": 10**15}, ctx)
+    assert result.ok, result.error
+    assert "src/calc.py:1: def add(a, b):" in result.result
+    assert GrepArgs.model_validate({"pattern": "x", "max_matches": 10**15}).max_matches == 500
+    assert GrepArgs.model_json_schema()["properties"]["max_matches"]["maximum"] == 500
 
 
 def test_grep_cuts_long_lines(ws: Path, ctx: ToolContext) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from chrysalis.tools.egress import HostRules
 from chrysalis.tools.running import RunningCommands
@@ -30,6 +30,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "ToolSpec",
+    "at_most",
     "truncate",
 ]
 
@@ -42,6 +43,22 @@ MAX_RESULT_CHARS = 12_000
 
 class ToolError(Exception):
     """A problem the model can fix (bad path, no match, file missing); becomes a failed ``ToolResult``."""
+
+
+def at_most(ceiling: int) -> BeforeValidator:
+    """Bring a count above ``ceiling`` down to it, before the field's own ``le`` is checked.
+
+    A small model asks for "all" with a huge number (``max_matches=10**15``); refusing that costs
+    it a step to say the same thing again, while the ceiling is what it would get anyway. Used as
+    ``n: Annotated[int, at_most(100)] = Field(default=10, ge=1, le=100)``: the schema still shows
+    the maximum, and a count below the minimum is still an error.
+    """
+
+    def clamp(value: Any) -> Any:
+        is_number = isinstance(value, int | float) and not isinstance(value, bool)
+        return ceiling if is_number and value > ceiling else value
+
+    return BeforeValidator(clamp)
 
 
 class ToolArgs(BaseModel):

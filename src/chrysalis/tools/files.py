@@ -12,11 +12,12 @@ import ast
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field
 
 from chrysalis.redact import MARKER, added_markers
-from chrysalis.tools.base import FileChange, ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import FileChange, ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most
 from chrysalis.tools.clean_edit import check_clean_edit
 from chrysalis.tools.fileio import encode_text, write_bytes
 from chrysalis.tools.syntax import check_python_syntax
@@ -335,7 +336,7 @@ class ListDirArgs(ToolArgs):
     """Arguments of list_dir."""
 
     path: str = Field(default=".", description="Folder, relative to the workspace.")
-    depth: int = Field(default=1, ge=1, le=4, description="How many folder levels to show.")
+    depth: Annotated[int, at_most(4)] = Field(default=1, ge=1, le=4, description="How many folder levels to show.")
 
 
 def _list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most
 from chrysalis.tools.sandbox_env import looks_secret
 from chrysalis.tools.workspace import relative, resolve
 
@@ -164,7 +164,7 @@ git_diff = ToolSpec(
 class GitLogArgs(ToolArgs):
     """Arguments of git_log."""
 
-    n: int = Field(default=10, ge=1, le=100, description="How many recent commits to show.")
+    n: Annotated[int, at_most(100)] = Field(default=10, ge=1, le=100, description="How many recent commits to show.")
 
 
 def _git_log(args: GitLogArgs, ctx: ToolContext) -> ToolResult:

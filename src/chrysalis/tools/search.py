@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field
 
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most
 from chrysalis.tools.fileio import read_bytes
 from chrysalis.tools.workspace import link_target, resolve, walk_files
 
@@ -102,7 +103,9 @@ class GrepArgs(ToolArgs):
 
     pattern: str = Field(description="Python regular expression to search for.")
     path: str = Field(default=".", description="Folder, file or glob to search, e.g. 'src' or '**/*.py'.")
-    max_matches: int = Field(default=50, ge=1, le=500, description="Stop after this many matching lines.")
+    max_matches: Annotated[int, at_most(500)] = Field(
+        default=50, ge=1, le=500, description="Stop after this many matching lines."
+    )
     ignore_case: bool = Field(default=False, description="Match upper and lower case alike.")
 
 

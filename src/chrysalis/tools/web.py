@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Annotated
 from urllib.parse import parse_qs, urlencode, urljoin, urlparse
 
 from pydantic import Field
 
 from chrysalis.tls import tls_context
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, truncate
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most, truncate
 from chrysalis.tools.egress import EgressRefused, HostRules, Target, Unresolved, check
 
 __all__ = [
@@ -263,7 +264,7 @@ class WebSearchArgs(ToolArgs):
     """Arguments of web_search."""
 
     query: str = Field(description="What to search for.")
-    max_results: int = Field(default=5, ge=1, le=10, description="How many results to return.")
+    max_results: Annotated[int, at_most(10)] = Field(default=5, ge=1, le=10, description="How many results to return.")
 
 
 def make_web_search(endpoint: str = DUCKDUCKGO_URL) -> ToolSpec:
