@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from chrysalis.agent.named_files import files_named, unchanged
+from chrysalis.agent.verify import change_orders
 from chrysalis.llm.testing import ScriptedModel, final, tool
 from tests.helpers import PYTEST_INI, run_agent
 
@@ -85,3 +86,16 @@ def test_an_order_left_half_done_is_not_a_success_though_the_tests_pass(project:
     result, _ = run_agent(project, script, TRANSPOSE, level=2, yes=True)
     assert not result.success and result.verified is False
     assert result.problem == "the task names matrix.py and tests/test_matrix.py, and this run did not change them"
+
+
+def test_a_file_named_only_outside_the_orders_is_not_required(project: Path) -> None:
+    task = "The tests in tests/test_matrix.py show how row_sums is used. Add transpose(m) to matrix.py."
+    assert change_orders(task) == ["Add transpose(m) to matrix.py."]
+    add = tool(
+        "edit_file",
+        path="matrix.py",
+        old_text="def row_sums(m):",
+        new_text="def transpose(m):\n    return [list(c) for c in zip(*m)]\n\n\ndef row_sums(m):",
+    )
+    result, _ = run_agent(project, ScriptedModel([add, final("Done.")]), task, level=2, yes=True)
+    assert result.success and result.verified is True

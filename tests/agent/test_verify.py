@@ -128,7 +128,16 @@ def test_an_order_to_change_code_that_edits_is_judged_as_usual(tmp_path: Path) -
     assert result.success and result.verified is None  # no tests here: nothing can check it, nothing claims it
 
 
-@pytest.mark.parametrize("task", [ADD, "Add divide(a, b) to calc.py; report() passes it on", "Fix subtract in calc.py"])
+@pytest.mark.parametrize(
+    "task",
+    [
+        ADD,
+        "Add divide(a, b) to calc.py; report() passes it on",
+        "Fix subtract in calc.py",
+        # the situation first, the order after it: the bench's refactor task claimed success with nothing changed
+        "subtract and divide in calc.py repeat the same check; extract it into check(a, b) in calc.py",
+    ],
+)
 def test_an_order_to_change_code_whose_edits_never_applied_is_not_done_though_the_tests_pass(
     workspace: Path, task: str
 ) -> None:
@@ -165,7 +174,13 @@ def test_an_order_to_change_code_whose_write_was_declined_is_not_blamed_for_chan
         (ADD, True),
         ("Rename calc_total to invoice_total everywhere", True),
         ("please fix the two bugs in parser.py", True),
-        ("In calc.py, add divide", False),  # not judged: only a task that starts with the order
+        ("In calc.py, add divide", False),  # not judged: no sentence or clause starts with the order
+        ("sum and mean repeat a loop; extract it into a helper", True),
+        ("Two bugs make the tests fail: the sum and the mean. Fix both so the tests pass.", True),
+        ("The tests fail.\nFix calc.py", True),
+        ("Explain the bug in calc.py. Do not change any file.", False),
+        ("Update: the tests pass now. Why is it slow?", False),
+        ("What should I change? Tell me, I will add it myself.", False),
         ("List the files I should change", False),
         ("Write a summary of what calc.py does", False),  # may well want only an answer
         ("Add what to calc.py?", False),

@@ -83,6 +83,11 @@ class RunGuards:
                 self.changed_files = True
 
     @property
+    def handed_off(self) -> bool:
+        """The run started sub-agents: what they changed is theirs (each is checked at its own end), not this run's."""
+        return "spawn_agent" in self.called_tools
+
+    @property
     def set_out_to_change(self) -> bool:
         """The run changed files or tried to: its answer is held to the project's tests.
 

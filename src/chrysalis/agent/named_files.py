@@ -2,10 +2,11 @@
 
 "Add transpose() to matrix.py, rewrite column_sums in ops.py, and add tests in tests/test_matrix.py":
 on the embedded model a run often adds the function, sees the project's tests pass (they passed
-before it started) and answers. The tests cannot tell; the task can. Each file the task names and
-the workspace has is expected to change, unless the words just before it say it is only read
-("tests for utils.py", "written like helpers.py", "move it from cart.py": in doubt, a file is
-not required, so a run that was right to leave it alone is never failed for it). A file that does
+before it started) and answers. The tests cannot tell; the task can. Each file the task's orders
+name (``verify.change_orders``; not "The tests in test_matrix.py fail.") and the workspace has is
+expected to change, unless the words just before it say it is only read ("tests for utils.py",
+"written like helpers.py", "move it from cart.py": in doubt, a file is not required, so a run that
+was right to leave it alone is never failed for it). A file that does
 not exist yet is not required either: the name may be a slip for another file.
 """
 

@@ -11,16 +11,18 @@ A task that asks for a fix ("fix the failing test", "make the tests pass") is he
 even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
 commonest false success of a small model. A question ("why does this test fail?") is not.
 
-A task that starts with an order to change code ("Add a median() function…", "Rename
-calc_total…", "Fix parse_date in dates.py…") in ``code`` mode at level 2 or more is not done
-while no file has changed, whether its edits never applied or it never made any, even when the
-tests pass: they passed before the run too. Nor is it done while a file
-it names is unchanged ("…rewrite column_sums in ops.py, and add tests in tests/test_matrix.py":
-``named_files``), a small model's commonest partial answer. The model is told so (as for failing
-tests), and if it still leaves it the run fails with that problem. A write or command the policy
-refused or the user declined excuses both: the run was not let change it. A task that starts
-otherwise ("In stats.py, add…", "List what to change") is not judged on this, rather than risk
-failing a run that was right to change nothing.
+A task with an order to change code (a sentence or clause that starts "Add a median() function…",
+"Rename calc_total…", "…two bugs: … Fix both", "…the same loop; extract it into…") in ``code``
+mode at level 2 or more is not done while no file has changed, whether its edits never applied or
+it never made any, even when the tests pass: they passed before the run too. Nor is it done while
+a file its orders name is unchanged ("…rewrite column_sums in ops.py, and add tests in
+tests/test_matrix.py": ``named_files``), a small model's commonest partial answer; files named
+only in the task's other sentences ("The tests in test_dates.py fail.") are not required. The
+model is told so (as for failing tests), and if it still leaves it the run fails with that
+problem. A write or command the policy refused or the user declined excuses both: the run was
+not let change it. So does starting sub-agents: their edits are theirs, each checked at its end.
+A clause that starts otherwise ("In stats.py, add…", "List what to change", "Do not change…")
+is no order, rather than risk failing a run that was right to change nothing.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_command
 
-__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_change", "asks_for_a_fix"]
+__all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_change", "asks_for_a_fix", "change_orders"]
 
 MAX_FAILED_CHECKS = 2
 """Answers sent back to the model because the check failed; after that the answer stands, unverified."""
@@ -53,10 +55,12 @@ _MODEL_TAIL_CHARS = 2000
 _ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\bpasses\b")
 _QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
 _CHANGE_ORDER = re.compile(
-    r"^\s*(?:please\s+|now\s+|then\s+)?(add|implement|create|rename|refactor|move|extract|change|update|remove|"
-    r"delete|replace|fix|convert|extend|introduce)\b",  # not "write": "write a summary" may want only text
+    r"(?:please\s+|now\s+|then\s+|and\s+|also\s+)*(add|implement|create|rename|refactor|move|extract|change|"
+    r"update|remove|delete|replace|fix|convert|extend|introduce)\s",  # not "write": "write a summary" may want text
     re.IGNORECASE,
 )
+_CLAUSE_BREAK = re.compile(r"(?<=[.;:!?])\s+|\n+")
+"""Where a sentence or clause ends: the dot of "calc.py" is followed by no space, so it does not end one."""
 _EVENT_TAIL_CHARS = 800
 
 
@@ -66,9 +70,20 @@ _NOTHING_CHANGED = Verdict(
 )
 
 
+def change_orders(task: str) -> list[str]:
+    """The sentences and clauses of ``task`` that order a change to code ("Add …", "…; extract it …", "Fix both.").
+
+    Each starts with an order verb and is no question. A task is cut at the end of a sentence and
+    at ';' and ':', because users put the situation first and the order after it: "render_plain and
+    render_markdown both compute the widths with the same loop; extract it into column_widths".
+    """
+    clauses = (clause.strip() for clause in _CLAUSE_BREAK.split(task))
+    return [clause for clause in clauses if _CHANGE_ORDER.match(clause) and not clause.endswith("?")]
+
+
 def asks_for_a_change(task: str) -> bool:
-    """Whether ``task`` starts with an order to change code ("Add …", "Rename …", "Fix …"), not a question."""
-    return _CHANGE_ORDER.match(task) is not None and not task.rstrip().endswith("?")
+    """Whether ``task`` orders a change to code in one of its sentences or clauses (``change_orders``)."""
+    return bool(change_orders(task))
 
 
 def asks_for_a_fix(task: str) -> bool:
@@ -104,10 +119,12 @@ class FinalCheck:
         """Whether the check may write the workspace (``check_writable``), and the level and mode it runs at."""
         self._fix_task = self._policy.level >= 2 and asks_for_a_fix(task)
         """Held to the tests even if nothing changed (see the module's docstring)."""
-        self._change_task = self._policy.level >= 2 and self._policy.mode == "code" and asks_for_a_change(task)
+        orders = change_orders(task)
+        self._change_task = self._policy.level >= 2 and self._policy.mode == "code" and bool(orders)
         """Not done if nothing changed (see the module's docstring)."""
-        self._named = files_named(task, settings.workspace) if self._change_task and changed_paths else ()
-        """Files the order names, each expected to change (``named_files``)."""
+        ordered = " ".join(orders)
+        self._named = files_named(ordered, settings.workspace) if self._change_task and changed_paths else ()
+        """Files the orders name, each expected to change (``named_files``); not those named only elsewhere."""
         self._changed_paths = changed_paths
         self._half_done: Verdict | None = None
         """The last verdict that a named file is unchanged (its feedback differs from failing tests')."""
@@ -162,9 +179,10 @@ class FinalCheck:
     def _named_left(self, guards: RunGuards) -> Verdict | None:
         """A verdict that the order is half done when a file it names is unchanged; None when none is.
 
-        Not when a write or command was refused or declined: the run was not let finish.
+        Not when a write or command was refused or declined (the run was not let finish), nor when
+        the run started sub-agents (their changes are recorded under their own runs).
         """
-        if not self._named or self._changed_paths is None or guards.stopped_from_acting:
+        if not self._named or self._changed_paths is None or guards.stopped_from_acting or guards.handed_off:
             return None
         left = unchanged(self._named, self._changed_paths(), self._settings.workspace)
         if not left:
@@ -175,8 +193,9 @@ class FinalCheck:
         return self._half_done
 
     def _unchanged(self, guards: RunGuards) -> bool:
-        """An order to change code that changed no file, and not for want of permission (see the docstring)."""
-        return self._change_task and not guards.changed_files and not guards.stopped_from_acting
+        """An order to change code that changed no file, not for want of permission, nor by handing it off."""
+        excused = guards.stopped_from_acting or guards.handed_off
+        return self._change_task and not guards.changed_files and not excused
 
     @property
     def tests_failed(self) -> bool:
