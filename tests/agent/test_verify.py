@@ -178,6 +178,7 @@ def test_an_order_to_change_code_whose_write_was_declined_is_not_blamed_for_chan
         ("sum and mean repeat a loop; extract it into a helper", True),
         ("Two bugs make the tests fail: the sum and the mean. Fix both so the tests pass.", True),
         ("The tests fail.\nFix calc.py", True),
+        ("Refactor", True),
         ("Explain the bug in calc.py. Do not change any file.", False),
         ("Update: the tests pass now. Why is it slow?", False),
         ("What should I change? Tell me, I will add it myself.", False),

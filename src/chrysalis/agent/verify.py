@@ -56,7 +56,7 @@ _ASKS_FOR_FIX = re.compile(r"\b(fix|repair|debug)\b|\bmake\b.*\b(pass|work)\b|\b
 _QUESTION_WORDS = ("why", "what", "how", "where", "which", "explain", "describe", "is", "does", "can")
 _CHANGE_ORDER = re.compile(
     r"(?:please\s+|now\s+|then\s+|and\s+|also\s+)*(add|implement|create|rename|refactor|move|extract|change|"
-    r"update|remove|delete|replace|fix|convert|extend|introduce)\s",  # not "write": "write a summary" may want text
+    r"update|remove|delete|replace|fix|convert|extend|introduce)\b(?!:)",  # not "write" (may want text); "Update:" no
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(r"(?<=[.;:!?])\s+|\n+")
