@@ -212,3 +212,13 @@ def test_a_run_whose_embedder_fails_keeps_the_memory_and_tells_the_model(workspa
         "OPENAI_API_KEY" in saved[2] and "embeddings = 'openai:text-embedding-3-small' (flag --embeddings)" in saved[2]
     )
     assert found[1] and found[2].endswith(f"(ranked by words only):\n[1] {NOTE}")
+
+
+def test_recall_brings_a_huge_k_down_to_its_ceiling() -> None:
+    """A small model asks for "all" with a huge k; it gets the 20 it would get anyway, not an error."""
+    from chrysalis.capabilities.memory.tools import RecallArgs
+
+    assert RecallArgs.model_validate({"query": "build", "k": 10**9}).k == 20
+    assert RecallArgs.model_json_schema()["properties"]["k"]["maximum"] == 20
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        RecallArgs.model_validate({"query": "build", "k": 0})

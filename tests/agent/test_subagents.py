@@ -263,3 +263,13 @@ def test_status_of_unknown_sub_agents_is_clear(workspace: Path, args: dict[str, 
     session.close()
     status = results(events, "agent_status")[0]
     assert needle in str(status.error if not status.ok else status.result)
+
+
+def test_spawn_brings_a_huge_max_steps_down_but_still_refuses_a_level_above_3() -> None:
+    """A step budget above the ceiling is the ceiling; a level is a permission, so asking for more is an error."""
+    from chrysalis.capabilities.subagents.agents import SpawnArgs
+
+    assert SpawnArgs.model_validate({"task": "t", "max_steps": 10**6}).max_steps == 100
+    assert SpawnArgs.model_validate({"task": "t"}).max_steps is None
+    with pytest.raises(ValueError, match="less than or equal to 3"):
+        SpawnArgs.model_validate({"task": "t", "level": 5})

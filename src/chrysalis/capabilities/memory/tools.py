@@ -12,7 +12,7 @@ run, the memories that best match the task go into the system prompt (``memory_p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -20,7 +20,7 @@ from chrysalis.config import Settings
 from chrysalis.llm.embeddings import build_embedder
 from chrysalis.stores import Stores
 from chrysalis.stores.memory import GLOBAL_SCOPE, MAX_TAGS, MemoryHit, MemoryStore, Recall, workspace_scope
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most
 
 __all__ = [
     "PROMPT_HEADING",
@@ -56,7 +56,7 @@ class RecallArgs(ToolArgs):
     """Arguments of ``recall``."""
 
     query: str = Field(description="What to look for, in a few words.")
-    k: int = Field(default=5, ge=1, le=20, description="How many memories at most.")
+    k: Annotated[int, at_most(20)] = Field(default=5, ge=1, le=20, description="How many memories at most.")
 
 
 class ForgetArgs(ToolArgs):

@@ -24,7 +24,7 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, cast
+from typing import Annotated, Any, Literal, Protocol, cast
 
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from chrysalis.config import Settings
 from chrysalis.config.choices import Mode
 from chrysalis.errors import ChrysalisError
 from chrysalis.events import RunResult
-from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
+from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec, at_most
 from chrysalis.tools.policy import Policy
 
 __all__ = ["SUBAGENT_PROFILES", "SUBAGENT_TOOLS", "ChildSession", "Spawn", "SubAgents"]
@@ -87,7 +87,9 @@ class SpawnArgs(ToolArgs):
     )
     mode: str | None = Field(default=None, description="Its mode; default: this run's. It may only be narrower.")
     level: int | None = Field(default=None, ge=0, le=3, description="Its security level; at most this run's.")
-    max_steps: int | None = Field(default=None, ge=1, le=100, description="Most model requests it may make.")
+    max_steps: Annotated[int | None, at_most(100)] = Field(
+        default=None, ge=1, le=100, description="Most model requests it may make."
+    )
 
 
 class StatusArgs(ToolArgs):
