@@ -41,17 +41,21 @@ what it measured and ``--resume`` carries on (also with other ``--configs``: its
 the summary covers every configuration in the file). The table compares configurations on the bugs every
 one of them attempted. Each row records the 1-minute load when it ended (``load_1m``: times depend on
 how busy the two cores were); ``--resume --drop-load L`` redoes the rows measured above load ``L``.
-Stores and traces go to a temporary ``CHRYSALIS_HOME``; the weights come from
-``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``. The bugs' tests run with
-``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: their projects need no plugin, and this checkout's (hypothesis,
-schemathesis, ...) made each test run start in 5 s instead of 0.6 s before 2026-11-27, so results
-files from before then had about 8 times fewer candidates tested in the same 160 s.
+Stores and traces go to a temporary ``CHRYSALIS_HOME``, a fresh one for every attempt: an attempt never
+reads what earlier ones recorded (before 2026-11-28 one home served the whole run, so after three
+failed agent runs the eval store's record switched on voting at every step, ``low_success_rate``, even
+for ``loop@none``). The weights come from ``$CHRYSALIS_MODEL_CACHE`` or the real home's ``models/``.
+The bugs' tests run with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: their projects need no plugin, and
+this checkout's (hypothesis, schemathesis, ...) made each test run start in 5 s instead of 0.6 s
+before 2026-11-27, so results files from before then had about 8 times fewer candidates tested in
+the same 160 s.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import functools
 import json
@@ -61,7 +65,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -379,8 +383,8 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
         print(f"all measured at {', '.join(next(iter(commits.values()), []))}")
 
 
-def _home() -> tempfile.TemporaryDirectory[str]:
-    """A throwaway CHRYSALIS_HOME that still finds the real weights; the bugs' tests load no pytest plugins.
+def _bench_environment() -> None:
+    """Find the real weights from any home; the bugs' tests load no pytest plugins.
 
     The bugs' projects need no plugin, but ``python`` here is chrysalis's own environment, whose
     plugins (hypothesis, schemathesis, xdist, anyio) would make every test run start in about 5 s
@@ -388,9 +392,14 @@ def _home() -> tempfile.TemporaryDirectory[str]:
     """
     os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(chrysalis_home() / "models"))
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    home = tempfile.TemporaryDirectory(prefix="chrysalis-bench-home-")
-    os.environ["CHRYSALIS_HOME"] = home.name
-    return home
+
+
+@contextlib.contextmanager
+def _fresh_home() -> Iterator[None]:
+    """A throwaway CHRYSALIS_HOME for one attempt: no attempt sees another's stores (evals, memory, traces)."""
+    with tempfile.TemporaryDirectory(prefix="chrysalis-bench-home-") as home:
+        os.environ["CHRYSALIS_HOME"] = home
+        yield
 
 
 def main() -> int:
@@ -427,7 +436,7 @@ def main() -> int:
         if options.drop_load is not None:
             rows = [row for row in rows if row.get("load_1m", 0.0) <= options.drop_load]
     done = {(row.get("set", "dev"), row["bug"], row["config"]) for row in rows}
-    home = _home()
+    _bench_environment()
     known = list(dict.fromkeys([*(row["config"] for row in rows), *configs]))  # earlier runs' configs count too
     write: Callable[[], None] = lambda: _write(options, known, bugs, rows)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="chrysalis-repair-bench-") as tmp:
@@ -435,7 +444,8 @@ def main() -> int:
             for config in configs:
                 if (set_of(bug), bug.name, config) in done:
                     continue
-                row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
+                with _fresh_home():
+                    row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
                 row["load_1m"] = round(os.getloadavg()[0], 2)  # how busy the 2 shared cores were: times depend on it
                 rows.append(row)
                 print(
@@ -444,7 +454,6 @@ def main() -> int:
                     flush=True,
                 )
                 write()
-    home.cleanup()
     write()
     for name, summary in summarise_sets(rows, known).items():
         print(f"\n{name} set")

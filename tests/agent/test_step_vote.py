@@ -206,3 +206,11 @@ def test_every_step_is_voted_when_this_task_type_rarely_succeeds_on_this_model(n
     assert start.voting["triggers"] == ["destructive", "low_success_rate"]
     assert [e.trigger for e in events if isinstance(e, StepVote)] == ["low_success_rate", "low_success_rate"]
     assert (notes / "answer.txt").read_text() == "right\n"
+
+    (notes / "answer.txt").unlink()  # the user says no voting: the record does not turn it back on
+    _, events = run_agent(notes, FunctionModel(writer(drawn)), "write the answer", **flags, voting="none")
+    start = next(e for e in events if isinstance(e, Start))
+    assert start.voting is not None and start.voting["success_rate"] is not None
+    assert start.voting["success_rate"] < 0.6  # the record is as low as before (the last run counts too)
+    assert start.voting["triggers"] == ["destructive"]
+    assert [e for e in events if isinstance(e, StepVote)] == []

@@ -108,6 +108,20 @@ def test_agent_configuration_names_say_the_repair_tool_and_the_voting_level() ->
         bench.loop_settings("loop@often")
 
 
+def test_every_attempt_has_a_home_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One home for the whole run let three failed agent runs switch on voting in the next ones."""
+    import os
+
+    monkeypatch.setenv("CHRYSALIS_HOME", "unchanged-by-the-test")  # restored after the test
+    homes: list[Path] = []
+    for _ in range(2):
+        with bench._fresh_home():
+            homes.append(Path(os.environ["CHRYSALIS_HOME"]))
+            assert homes[-1].is_dir()
+    assert homes[0] != homes[1]
+    assert not homes[0].exists() and not homes[1].exists()
+
+
 def test_each_set_is_summarised_apart_and_a_fix_the_reference_disagrees_with_is_overfit(tmp_path: Path) -> None:
     rows = [
         {"set": "dev", "bug": "a", "config": "templates", "fixed": True, "overfit": False},

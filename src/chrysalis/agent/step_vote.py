@@ -11,7 +11,8 @@ first-to-ahead-by-k. Critical, from seed 001:
 - ``writes``: a call whose effect is a write, a command or a commit, when the priority's voting
   level is ``medium`` or more;
 - ``low_success_rate``: every step, when this task type's recorded success rate on this model is
-  below the priority's ``min_success_rate``.
+  below the priority's ``min_success_rate`` (also under a priority whose level is ``none``: the
+  record overrides a wish to save; not when the user says ``--voting none``).
 
 This module decides (which triggers are on, what is critical, how candidates are counted and
 flagged); ``agent/voting_model.py`` draws and votes. The first candidate is the model's ordinary
@@ -105,7 +106,10 @@ def step_voting(settings: Settings, evals: EvalStore, task_type: str, model: str
         (s.success_rate for s in evals.by_model(task_type) if s.model == model and s.runs >= MIN_RUNS),
         None,
     )
-    return StepVoting.for_run(plan.voting, plan.limits.min_success_rate, rate)
+    # `--voting none` is the user's word against voting: no record turns it back on (a floor of 0
+    # is never undercut). A priority of level none (fast, cheap) only prefers saving, so it does not.
+    floor = 0.0 if settings.voting == "none" else plan.limits.min_success_rate
+    return StepVoting.for_run(plan.voting, floor, rate)
 
 
 def critical_reason(response: ModelResponse, effects: dict[str, Effect], voting: StepVoting) -> str | None:
