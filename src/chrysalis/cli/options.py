@@ -67,7 +67,10 @@ PriorityOpt = Annotated[
 ]
 VotingOpt = Annotated[
     str | None,
-    typer.Option("--voting", help="Vote critical steps: auto (by priority), none, low, medium, high, critical."),
+    typer.Option(
+        "--voting",
+        help="Vote critical steps: auto (by priority), none (destructive commands only), low, medium, high, critical.",
+    ),
 ]
 BudgetOpt = Annotated[str | None, typer.Option("--budget", help="Most USD the run may spend.")]
 TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Most seconds the run may take.")]
