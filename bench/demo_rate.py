@@ -7,11 +7,13 @@ reviewer would merge. The README's "N of 20" comes from here.
 
     python bench/demo_rate.py [--runs 20] [--model local:qwen2.5-coder-1.5b]     # or: make demo-rate RUNS=20
 
-It uses the real ``CHRYSALIS_HOME`` for the weights (``make weights``), as ``make demo`` does, and
-takes about a minute a run on 2 quiet cores. Writes ``bench/results/demo_rate.json`` after every run
-(so an interrupted run keeps what it measured): the model, ``runs``, ``passed`` (tests pass),
-``passed_one_line`` (and the diff is one line), ``mean_seconds``, each run's row, and ``provenance``
-(command, commit, date, machine and its load).
+Each run has a fresh ``CHRYSALIS_HOME`` (``homes.fresh_home``), as a new user's first ``make demo``
+has, and the real weights (``make weights``): no run reads what an earlier one recorded (its success
+rate can switch voting on; its memories go into the prompt). About a minute a run on 2 quiet
+cores. Writes ``bench/results/demo_rate.json`` after every run (so an interrupted run keeps what it
+measured): the model, ``runs``, ``passed`` (tests pass), ``passed_one_line`` (and the diff is one
+line), ``mean_seconds``, each run's row, and ``provenance`` (command, commit, date, machine and its
+load).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from egress import provenance
+from homes import fresh_home
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
@@ -56,7 +59,8 @@ def measure(model: str, runs: int, out: Path, run_once: RunOnce = run_demo.run_o
     rows: list[dict[str, Any]] = []
     result = report(model, rows, runs)
     for _ in range(runs):
-        passed, one_line, seconds = run_once(model, True)
+        with fresh_home():
+            passed, one_line, seconds = run_once(model, True)
         rows.append({"passed": passed, "one_line": one_line, "seconds": round(seconds, 1)})
         result = report(model, rows, runs)
         out.parent.mkdir(parents=True, exist_ok=True)

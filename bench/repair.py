@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import datetime
 import functools
 import json
@@ -65,15 +64,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from chrysalis.config import chrysalis_home, load_settings
+from chrysalis.config import load_settings
 from differential import differential_check
 from egress import provenance
+from homes import fresh_home
 from repair_bugs import SETS, TEST_COMMAND, Bug, load, load_all, suite_passes
 
 RESULTS = Path(__file__).parent / "results" / "repair.json"
@@ -383,23 +383,14 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
         print(f"all measured at {', '.join(next(iter(commits.values()), []))}")
 
 
-def _bench_environment() -> None:
-    """Find the real weights from any home; the bugs' tests load no pytest plugins.
+def _no_pytest_plugins() -> None:
+    """The bugs' tests load no pytest plugins.
 
     The bugs' projects need no plugin, but ``python`` here is chrysalis's own environment, whose
     plugins (hypothesis, schemathesis, xdist, anyio) would make every test run start in about 5 s
     instead of 0.6 s: a cost of this checkout, not of the bug's project.
     """
-    os.environ.setdefault("CHRYSALIS_MODEL_CACHE", str(chrysalis_home() / "models"))
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-
-
-@contextlib.contextmanager
-def _fresh_home() -> Iterator[None]:
-    """A throwaway CHRYSALIS_HOME for one attempt: no attempt sees another's stores (evals, memory, traces)."""
-    with tempfile.TemporaryDirectory(prefix="chrysalis-bench-home-") as home:
-        os.environ["CHRYSALIS_HOME"] = home
-        yield
 
 
 def main() -> int:
@@ -436,7 +427,7 @@ def main() -> int:
         if options.drop_load is not None:
             rows = [row for row in rows if row.get("load_1m", 0.0) <= options.drop_load]
     done = {(row.get("set", "dev"), row["bug"], row["config"]) for row in rows}
-    _bench_environment()
+    _no_pytest_plugins()
     known = list(dict.fromkeys([*(row["config"] for row in rows), *configs]))  # earlier runs' configs count too
     write: Callable[[], None] = lambda: _write(options, known, bugs, rows)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="chrysalis-repair-bench-") as tmp:
@@ -444,7 +435,7 @@ def main() -> int:
             for config in configs:
                 if (set_of(bug), bug.name, config) in done:
                     continue
-                with _fresh_home():
+                with fresh_home():
                     row = attempt(bug, config, options.model, options.time_limit, Path(tmp))
                 row["load_1m"] = round(os.getloadavg()[0], 2)  # how busy the 2 shared cores were: times depend on it
                 rows.append(row)

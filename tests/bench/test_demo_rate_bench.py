@@ -45,3 +45,19 @@ def test_an_interrupted_measurement_keeps_the_runs_it_finished(tmp_path: Path) -
         bench.measure("local:test", 5, out, scripted([(True, True, 1.0), (True, True, 1.0)]))
     written = json.loads(out.read_text())
     assert (written["runs_asked"], written["runs"], written["passed_one_line"]) == (5, 2, 2)
+
+
+def test_every_run_has_a_home_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a new user's first demo: no run reads the evals or memories an earlier run recorded."""
+    import os
+
+    monkeypatch.setenv("CHRYSALIS_HOME", str(tmp_path / "real-home"))
+    seen: list[str] = []
+
+    def run_once(model: str | None, quiet: bool) -> tuple[bool, bool, float]:
+        seen.append(os.environ["CHRYSALIS_HOME"])
+        return True, True, 1.0
+
+    bench.measure("local:test", 2, tmp_path / "demo_rate.json", run_once)
+    assert len(set(seen)) == 2 and str(tmp_path / "real-home") not in seen
+    assert os.environ["CHRYSALIS_HOME"] == str(tmp_path / "real-home")

@@ -11,6 +11,7 @@ from tests.helpers import load_bench_module
 
 bugs_module = load_bench_module("repair_bugs")
 bench = load_bench_module("repair")
+homes = load_bench_module("homes")
 BUGS = bugs_module.load_all()
 
 
@@ -113,13 +114,14 @@ def test_every_attempt_has_a_home_of_its_own(monkeypatch: pytest.MonkeyPatch) ->
     import os
 
     monkeypatch.setenv("CHRYSALIS_HOME", "unchanged-by-the-test")  # restored after the test
-    homes: list[Path] = []
+    made: list[Path] = []
     for _ in range(2):
-        with bench._fresh_home():
-            homes.append(Path(os.environ["CHRYSALIS_HOME"]))
-            assert homes[-1].is_dir()
-    assert homes[0] != homes[1]
-    assert not homes[0].exists() and not homes[1].exists()
+        with homes.fresh_home():
+            made.append(Path(os.environ["CHRYSALIS_HOME"]))
+            assert made[-1].is_dir()
+    assert made[0] != made[1]
+    assert not made[0].exists() and not made[1].exists()
+    assert os.environ["CHRYSALIS_HOME"] == "unchanged-by-the-test"
 
 
 def test_each_set_is_summarised_apart_and_a_fix_the_reference_disagrees_with_is_overfit(tmp_path: Path) -> None:
