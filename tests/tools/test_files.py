@@ -123,6 +123,18 @@ def test_edit_file_two_matches_says_how_many_and_where(ws: Path, ctx: ToolContex
     assert (ws / "a.py").read_text() == "x = 1\ny = 2\nx = 1\n"
 
 
+def test_edit_file_made_again_is_refused_not_nested(ws: Path, ctx: ToolContext, writes: WriteLog) -> None:
+    """The 1.5B model repeated an edit that extends its old text; it left `if b in t if b in t if b in t`."""
+    (ws / "a.py").write_text("def f(after, t):\n    return [b for b in after]\n")
+    edit = {"path": "a.py", "old_text": "for b in after", "new_text": "for b in after if b in t"}
+    assert edit_file(edit, ctx).ok
+    again = edit_file(edit, ctx)
+    assert not again.ok
+    assert (again.error or "").startswith("new_text is already in a.py at line 2: this edit has been made")
+    assert (ws / "a.py").read_text() == "def f(after, t):\n    return [b for b in after if b in t]\n"
+    assert len(writes.calls) == 1
+
+
 def test_edit_file_no_match_shows_the_closest_lines(ws: Path, ctx: ToolContext, writes: WriteLog) -> None:
     (ws / "a.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
     result = edit_file({"path": "a.py", "old_text": "def g():\n  return 2", "new_text": "x"}, ctx)

@@ -211,6 +211,20 @@ def _ambiguous_message(text: str, old_text: str, shown: str, count: int) -> str:
     return "\n".join([message, *examples])
 
 
+def _already_made_message(text: str, new_text: str, shown: str) -> str:
+    """Say that ``new_text`` is already in the file: the same edit made again would nest in itself.
+
+    An edit that extends its old text (``for x in xs`` to ``for x in xs if x in seen``) still finds
+    its old text after it is made, so a model that repeats it gets ``if x in seen if x in seen``.
+    """
+    line = text.count("\n", 0, text.index(new_text)) + 1
+    return (
+        f"new_text is already in {shown} at line {line}: this edit has been made, and making it again "
+        "would put old_text's replacement inside itself. Nothing changed. Read the file to see it, "
+        "then run the tests or make a different change."
+    )
+
+
 def _enclosing_function(text: str, line: int) -> str | None:
     """The name of the innermost function holding ``line`` of Python ``text``, if it parses."""
     try:
@@ -256,6 +270,8 @@ def _plan_edit(args: EditFileArgs, ctx: ToolContext) -> _PlannedEdit:
         raise ToolError(_no_match_message(text, old_text, shown))
     if count > 1:
         raise ToolError(_ambiguous_message(text, old_text, shown, count))
+    if old_text in new_text and new_text in text:
+        raise ToolError(_already_made_message(text, new_text, shown))
     updated = text.replace(old_text, new_text, 1)
     refuse_markers(shown, text, updated)
     check_python_syntax(path, shown, updated, text)
