@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from chrysalis.tools.base import ToolContext
+from chrysalis.tools.per_test_limit import with_test_limit
 from chrysalis.tools.run_tests import code_under_test, detect_test_command, run_tests
 
 
@@ -31,6 +33,34 @@ def test_a_failing_run_names_the_code_the_tests_exercise(tmp_path: Path) -> None
 def test_a_passing_run_reports_exit_code_0(tmp_path: Path) -> None:
     result = run_tests({}, ToolContext(workspace=project(tmp_path, body="a - b")))
     assert "\nexit code 0" in str(result.result) and "exercise" not in str(result.result)
+
+
+def test_a_test_stuck_in_a_loop_fails_where_it_loops_before_the_command_times_out(tmp_path: Path) -> None:
+    workspace = project(tmp_path)
+    (workspace / "calc.py").write_text("def subtract(a, b):\n    while a != b:\n        a = a + 0\n    return a - b\n")
+    result = run_tests({}, ToolContext(workspace=workspace, shell_timeout=30.0))  # 5 s a test
+    text = str(result.result)
+    assert text.startswith("$ python -m pytest -q -p no:cacheprovider\n")  # the command as the project has it
+    assert "\nexit code 1" in text and "Timed out" not in text
+    assert "the test ran longer than 5 s" in text and re.search(r"^calc\.py:[23]: ", text, re.M)
+    assert "chrysalis_test_limit.py:" not in text  # the traceback ends where it loops, not in the plugin
+    assert sorted(p.name for p in workspace.iterdir()) == ["calc.py", "pytest.ini", "tests"]  # nothing copied in
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["make test", "pytest tests; rm -rf build", "pytest -k 'a or b' | tee log", "cd sub && pytest", "pytest 'unclosed"],
+)
+def test_only_one_plain_pytest_call_gets_the_limit(command: str) -> None:
+    assert with_test_limit(command, 120.0) == command
+
+
+@pytest.mark.parametrize("command", ["pytest -q", "python -m pytest -x tests", ".venv/bin/pytest"])
+def test_a_plain_pytest_call_loads_the_plugin_with_a_sixth_of_the_timeout(command: str) -> None:
+    limited = with_test_limit(command, 120.0)
+    assert limited.startswith("PYTHONPATH=")
+    assert limited.endswith(f" {command} -p chrysalis_test_limit --chrysalis-test-limit=20")
+    assert with_test_limit(command, 12.0).endswith("--chrysalis-test-limit=5")  # never under 5 s
 
 
 def test_the_configured_command_wins(tmp_path: Path) -> None:

@@ -25,11 +25,11 @@ from chrysalis.tools.sandbox import (
     confine,
     describe,
     probe,
-    python_dirs,
     select_backend,
 )
 from chrysalis.tools.sandbox_env import command_env, looks_secret
-from chrysalis.tools.shell import shell
+from chrysalis.tools.sandbox_paths import python_dirs
+from chrysalis.tools.shell import run_command, shell
 from tests.helpers import SANDBOX_KINDS, SANDBOX_REFUSED, sandbox_works
 
 
@@ -149,6 +149,22 @@ def test_home_and_tmp_are_private(ctx: ToolContext, kind: BackendName, monkeypat
     if out is not None:
         home = out.splitlines()[1]
         assert home != "/home/nobody-here" and out.endswith("wrote")
+
+
+def test_a_readable_folder_outside_the_workspace_can_be_read_not_written(
+    ws: Path, ctx: ToolContext, kind: BackendName
+) -> None:
+    extra = ws.parent / "plugin"
+    extra.mkdir()
+    (extra / "note.txt").write_text("seen\n")
+    command = f"cat {extra}/note.txt; echo x > {extra}/made.txt"
+    context = in_sandbox(ctx, kind)
+    if not sandbox_works(kind):
+        return
+    assert "seen" not in run_command(command, context)[1]  # outside the workspace: hidden by default
+    code, report = run_command(command, context, readable=(extra,))
+    assert report.splitlines()[1] == "seen" and code != 0
+    assert not (extra / "made.txt").exists()
 
 
 # -- which sandbox ----------------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ passed" without running anything. So the verdict is ours: when a run has changed
 out to) in ``code`` mode, and the project has a test command (``test_command`` in config, or one
 detected from its files), Chrysalis runs that command itself when the model answers. A failure is
 sent back to the model with the output (at most ``MAX_FAILED_CHECKS`` times, so it can fix what
-fails); the run's outcome then follows the last check, never the model's words.
+fails); the run's outcome then follows the last check, never the model's words. A pytest check
+gives each test a time limit, as ``run_tests`` does (``tools/per_test_limit.py``), so code stuck
+in a loop comes back as a traceback through the loop rather than as a timeout with no output.
 
 A task that asks for a fix ("fix the failing test", "make the tests pass") is held to the tests
 even when the run changed nothing, at level 2 or more: answering "done" without an edit is the
@@ -41,6 +43,7 @@ from chrysalis.errors import UsageError
 from chrysalis.events import Check, Event
 from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError
+from chrysalis.tools.per_test_limit import PLUGIN_DIR, with_test_limit
 from chrysalis.tools.policy import Policy
 from chrysalis.tools.run_tests import detect_test_command
 from chrysalis.tools.running import RunningCommands
@@ -235,7 +238,9 @@ class FinalCheck:
         snapshots = None if sandboxed else self._command_snapshot
         try:
             with snapshots("final_check") if snapshots is not None else nullcontext():
-                code, report = run_command(command, context)
+                code, report = run_command(
+                    with_test_limit(command, context.shell_timeout), context, readable=(PLUGIN_DIR,)
+                )
         except (ToolError, UsageError) as exc:  # no sandbox here, or no snapshot (no git, workspace too big)
             verdict = Verdict(
                 verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc), ran=False

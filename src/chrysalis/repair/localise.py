@@ -24,24 +24,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, is_pytest, run_tests
+from chrysalis.repair.testrun import VENVS, TestRun, WorkspaceCopy, run_tests
+from chrysalis.tools.per_test_limit import LIMIT_OPTION, PLUGIN_DIR, PLUGIN_MODULE, is_pytest, per_test_limit
 from chrysalis.tools.sandbox import SandboxOptions
 
 __all__ = [
-    "LIMIT_OPTION",
     "PLUGIN_FILE",
     "Localisation",
     "Suspect",
     "hinted_first",
     "is_test_file",
     "localise",
-    "per_test_limit",
 ]
 
 PLUGIN_FILE = "_chrysalis_test_limit.py"
-"""``pytest_limit.py`` (a time limit per test) as copied into the workspace copy and loaded with ``-p``."""
-LIMIT_OPTION = "--chrysalis-test-limit"
-_PLUGIN_SOURCE = Path(__file__).with_name("pytest_limit.py")
+"""The per-test limit plugin as copied into the workspace copy and loaded with ``-p``."""
+_PLUGIN_SOURCE = PLUGIN_DIR / f"{PLUGIN_MODULE}.py"
 """Copied, never imported here: it imports pytest, which only the project's Python needs to have."""
 _DATA = ".chrysalis-coverage"
 _RC = ".chrysalis-coveragerc"
@@ -120,11 +118,6 @@ def localise(workspace: Path, command: str, options: SandboxOptions, timeout: fl
         else:
             run = run_tests(command, copy.root, options, timeout)
         return _rank(copy.root, run, spectrum)
-
-
-def per_test_limit(timeout: float) -> float:
-    """Seconds one test may run in the localisation run: a sixth of the run's timeout, at least 5."""
-    return max(5.0, timeout / 6)
 
 
 def _read_spectrum(root: Path) -> dict[str, dict[int, set[str]]] | None:

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from chrysalis.tools.per_test_limit import is_pytest
 from chrysalis.tools.sandbox import SandboxOptions
 from chrysalis.tools.shell import run_confined
 
-__all__ = ["IGNORED", "VENVS", "TestRun", "WorkspaceCopy", "is_pytest", "run_tests"]
+__all__ = ["IGNORED", "VENVS", "TestRun", "WorkspaceCopy", "run_tests"]
 
 IGNORED = (
     ".git",
@@ -77,12 +78,6 @@ class WorkspaceCopy:
     def close(self) -> None:
         """Remove the copy."""
         shutil.rmtree(self._tmp, ignore_errors=True)
-
-
-def is_pytest(command: str) -> bool:
-    """The command runs pytest (``pytest ...`` or ``python -m pytest ...``): its output can be read per test."""
-    words = shlex.split(command)
-    return bool(words) and (Path(words[0]).name == "pytest" or words[1:3] == ["-m", "pytest"])
 
 
 def run_tests(

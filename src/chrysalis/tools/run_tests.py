@@ -2,7 +2,8 @@
 
 A dedicated tool (like Aider's ``--test-cmd``) beats asking the model to guess a shell command:
 the command comes from config or the project's files, and a failure report names the source
-files the failing tests import, which is where small models most need pointing.
+files the failing tests import, which is where small models most need pointing. A pytest run
+gives each test a time limit (``per_test_limit``), so code stuck in a loop shows where it loops.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from chrysalis.tools.base import ToolArgs, ToolContext, ToolError, ToolResult, ToolSpec
 from chrysalis.tools.fileio import read_bytes
+from chrysalis.tools.per_test_limit import PLUGIN_DIR, with_test_limit
 from chrysalis.tools.shell import run_command
 from chrysalis.tools.workspace import resolve
 
@@ -77,7 +79,7 @@ def _run_tests(_args: RunTestsArgs, ctx: ToolContext) -> ToolResult:
             "No test command is known for this project: set test_command in .chrysalis/config.toml, "
             "or run the tests with the shell tool."
         )
-    code, report = run_command(command, ctx)
+    code, report = run_command(with_test_limit(command, ctx.shell_timeout), ctx, readable=(PLUGIN_DIR,))
     if code:
         failing = sorted(set(_FAILED_FILE.findall(report)))
         sources = [src for test in failing for src in code_under_test(ctx.workspace, test)]

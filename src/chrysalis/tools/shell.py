@@ -155,8 +155,12 @@ def run_confined(
         confined.close()
 
 
-def run_command(command: str, ctx: ToolContext, timeout: float | None = None) -> tuple[int | None, str]:
+def run_command(
+    command: str, ctx: ToolContext, timeout: float | None = None, *, readable: tuple[Path, ...] = ()
+) -> tuple[int | None, str]:
     """Run ``command`` confined in the workspace (read-only unless ``ctx.writable``); returns (exit code, report).
+
+    ``readable``: folders outside the workspace the command may also read (``SandboxSpec.readable``).
 
     The report starts with ``exit code N`` (or says it timed out or was stopped), then the capped
     output; the agent's guards read that first line to know whether the last check passed.
@@ -170,7 +174,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float | None = None) ->
     limit = min(timeout or ctx.shell_timeout, ctx.shell_timeout)
     options = ctx.sandbox_options
     try:
-        confined = confine(SandboxSpec(workspace, writable=ctx.writable, options=options), command)
+        confined = confine(SandboxSpec(workspace, ctx.writable, options, readable), command)
     except SandboxUnavailable as exc:
         raise ToolError(str(exc)) from None
     try:

@@ -1,17 +1,19 @@
-"""A pytest plugin for repair's localisation run: a time limit per test, so a test stuck in a loop fails where it is.
+"""A pytest plugin: a time limit per test, so a test stuck in a loop fails where it is.
 
 A bug that makes the code loop forever used to hang the whole test run until its timeout killed
-it: no test result, no coverage data, no traceback, so localisation had nothing to point at. With
-this plugin each test gets ``--chrysalis-test-limit`` seconds; past it, a ``SIGALRM`` raises
-``TestRanTooLong`` inside the running code, so the test fails with a traceback whose last frames
-are the lines it was stuck on, the other tests go on, and coverage writes its data as usual. After
-``MAX_STUCK`` such tests the session stops (each would cost the full limit and say the same).
-If the process is killed anyway (a loop in C that no signal interrupts), ``faulthandler`` prints the
-stack on ``SIGTERM`` first.
+it: no test result, no coverage data, no traceback, so neither repair's localisation nor the model
+reading ``run_tests`` had anything to point at. With this plugin each test gets
+``--chrysalis-test-limit`` seconds; past it, a ``SIGALRM`` raises ``TestRanTooLong`` inside the
+running code, so the test fails with a traceback whose last frames are the lines it was stuck on,
+the other tests go on, and coverage writes its data as usual. After ``MAX_STUCK`` such tests the
+session stops (each would cost the full limit and say the same). If the process is killed anyway
+(a loop in C that no signal interrupts), ``faulthandler`` prints the stack on ``SIGTERM`` first.
 
-Repair copies this file into its throwaway copy of the workspace (``localise.PLUGIN_FILE``) and
-loads it with ``-p``: it runs in the project's Python, so it imports nothing of Chrysalis, and
-Chrysalis never imports it (pytest need not be installed beside Chrysalis).
+It runs in the project's Python, so it imports nothing of Chrysalis, and Chrysalis never imports it
+(pytest need not be installed beside Chrysalis). It sits alone in its folder so that folder can go
+on the project's ``PYTHONPATH`` (``chrysalis.tools.per_test_limit``: ``run_tests`` and the final
+check) without putting any other module there; repair copies the file into its throwaway copy of
+the workspace instead (``chrysalis.repair.localise``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 import pytest
 
 OPTION = "--chrysalis-test-limit"
-"""``localise.LIMIT_OPTION``."""
+"""``chrysalis.tools.per_test_limit.LIMIT_OPTION``."""
 MAX_STUCK = 3
 """Tests that may run past the limit before the session stops."""
 
@@ -58,7 +60,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
         return
 
     def expire(_signum: int, _frame: FrameType | None) -> None:
-        raise TestRanTooLong(f"the test ran longer than {limit:g} s (stopped by chrysalis repair: an endless loop?)")
+        __tracebackhide__ = True  # the traceback ends in the looping code, not here
+        raise TestRanTooLong(f"the test ran longer than {limit:g} s (stopped by chrysalis: an endless loop?)")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, limit)
