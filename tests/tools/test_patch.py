@@ -29,6 +29,40 @@ def test_applies_a_simple_hunk(ws: Path, ctx: ToolContext, writes: WriteLog) -> 
     assert writes.calls == [(ws / "calc.py", CALC)]
 
 
+ADD_DOCSTRING = """\
+--- a/calc.py
++++ b/calc.py
+@@ -1,1 +1,2 @@
+ def add(a, b):
++    \"\"\"The sum.\"\"\"
+"""
+
+
+def test_a_hunk_already_applied_is_refused_not_applied_twice(ws: Path, ctx: ToolContext, writes: WriteLog) -> None:
+    (ws / "calc.py").write_text(CALC)
+    assert apply_patch({"patch": ADD_DOCSTRING}, ctx).ok
+    once = (ws / "calc.py").read_text()
+    assert once.startswith('def add(a, b):\n    """The sum."""\n    return a + b\n')
+    again = apply_patch({"patch": ADD_DOCSTRING}, ctx)  # its context still matches: it would add the line twice
+    assert not again.ok and "has already been applied" in (again.error or "") and "at line 1" in (again.error or "")
+    assert (ws / "calc.py").read_text() == once and len(writes.calls) == 1
+
+
+def test_lines_added_before_the_context_are_seen_as_applied_too(ws: Path, ctx: ToolContext) -> None:
+    (ws / "calc.py").write_text("import math\n" + CALC)
+    patch = "--- a/calc.py\n+++ b/calc.py\n@@ -2,1 +2,2 @@\n+# adds\n def add(a, b):\n"
+    assert apply_patch({"patch": patch}, ctx).ok
+    again = apply_patch({"patch": patch}, ctx)
+    assert not again.ok and "already been applied" in (again.error or "") and "at line 2" in (again.error or "")
+
+
+def test_a_context_that_recurs_elsewhere_still_takes_the_hunk(ws: Path, ctx: ToolContext) -> None:
+    (ws / "calc.py").write_text(CALC)
+    patch = "--- a/calc.py\n+++ b/calc.py\n@@ -5,2 +5,3 @@\n def sub(a, b):\n+    # subtracts\n     return a + b\n"
+    assert apply_patch({"patch": patch}, ctx).ok  # the first function has the same return line, not the new one
+    assert "def sub(a, b):\n    # subtracts\n    return a + b\n" in (ws / "calc.py").read_text()
+
+
 def test_wrong_line_numbers_and_counts_still_apply(ws: Path, ctx: ToolContext) -> None:
     (ws / "calc.py").write_text(CALC)
     sloppy = FIX_SUB.replace("@@ -5,2 +5,2 @@", "@@ -1,9 +1,7 @@")

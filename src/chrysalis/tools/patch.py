@@ -146,6 +146,24 @@ def _block_at(lines: list[str], block: list[str], at: int, loose: bool) -> bool:
     return lines[at : at + len(block)] == block
 
 
+def _already_made_at(lines: list[str], hunk: Hunk, at: int) -> int | None:
+    """Where ``hunk``'s new lines already stand around its old ones found at ``at``, or None.
+
+    A hunk that only adds lines before or after its context (no removed line) still finds that
+    context once applied, so a model that sends the same patch twice would get the lines twice,
+    as with ``edit_file``'s "already made" (``files._already_made_message``).
+    """
+    size = len(hunk.old)
+    if not hunk.old or len(hunk.new) <= size:
+        return None
+    for k in range(len(hunk.new) - size + 1):
+        start = at - k
+        fits = 0 <= start <= len(lines) - len(hunk.new)
+        if fits and hunk.new[k : k + size] == hunk.old and _block_at(lines, hunk.new, start, True):
+            return start
+    return None
+
+
 def apply_hunks(text: str, patch: FilePatch) -> str:
     """Apply every hunk of ``patch`` to ``text``, or raise a ``ToolError`` naming the hunk that failed."""
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -162,6 +180,14 @@ def apply_hunks(text: str, patch: FilePatch) -> str:
                 f"Hunk {number} of {len(patch.hunks)} for {patch.path} ({hunk.header}) does not apply: "
                 f"these lines were not found in the file:\n{expected}\n"
                 "Read the file again and make the patch from its current text. Nothing was changed."
+            )
+        made = _already_made_at(lines, hunk, at)
+        if made is not None:
+            raise ToolError(
+                f"Hunk {number} of {len(patch.hunks)} for {patch.path} ({hunk.header}) has already been applied: "
+                f"its new lines are in the file at line {made + 1}, and applying it again would add its "
+                "lines a second time. Nothing was changed. Read the file to see it, then run the tests "
+                "or make a different change."
             )
         lines[at : at + len(hunk.old)] = hunk.new
         offset += len(hunk.new) - len(hunk.old)
