@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from egress import provenance  # a sibling bench module: bench/ is on the path when the script runs
+from homes import fresh_home
 
 BENCH = Path(__file__).resolve().parent
 TASKS = BENCH / "multistep" / "tasks"
@@ -115,8 +116,8 @@ def self_check(tasks: list[Task]) -> int:
 
 def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: str | None = None) -> dict[str, Any]:
     """One run of ``task`` at ``voting``, typed as a user would, then its hidden check."""
-    with tempfile.TemporaryDirectory(prefix="chrysalis-multistep-") as folder:
-        work, home = Path(folder) / "work", Path(folder) / "home"
+    with tempfile.TemporaryDirectory(prefix="chrysalis-multistep-") as folder, fresh_home():
+        work = Path(folder) / "work"
         shutil.copytree(task.folder / "workspace", work)
         argv = [
             *(
@@ -135,9 +136,8 @@ def attempt(task: Task, model: str, voting: str, time_limit: float, base_url: st
             *("--model", model, "--voting", voting, "--timeout", f"{time_limit:g}", "--workspace", str(work)),
             *(("--base-url", base_url) if base_url else ()),
         ]
-        env = {**os.environ, "CHRYSALIS_HOME": str(home), "CHRYSALIS_MODEL_CACHE": str(model_cache())}
         started = time.perf_counter()
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=time_limit + 120, check=False)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=time_limit + 120, check=False)
         seconds = time.perf_counter() - started
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         finished = check_passes(task, work)
@@ -184,14 +184,6 @@ def _text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8") if path.is_file() else None
     except UnicodeDecodeError:
         return "(binary)\n"
-
-
-def model_cache() -> Path:
-    """Where the embedded model's weights are: each run has a fresh home, but the same weights."""
-    from chrysalis.config import chrysalis_home
-
-    given = os.environ.get("CHRYSALIS_MODEL_CACHE")
-    return Path(given).expanduser() if given else chrysalis_home() / "models"
 
 
 def summarise(rows: list[dict[str, Any]], configs: list[str]) -> dict[str, Any]:
