@@ -72,8 +72,10 @@ test: weights-small
 test-fast: setup
 	$(BIN)/python -m pytest -q $(PARALLEL) -m "not e2e"
 
-# mypy --strict over the files pyproject.toml's [tool.mypy] names, then the set-up script (outside the package).
-TYPECHECK := echo ">> mypy (strict; files from pyproject.toml [tool.mypy]), then mypy scripts"; $(BIN)/mypy && $(BIN)/mypy scripts
+# mypy --strict over the files pyproject.toml's [tool.mypy] names, then the set-up script (outside the package), then
+# the benchmarks (each a script; bench/egress.py called a function whose signature had changed and nothing noticed).
+TYPECHECK := echo ">> mypy (strict; files from pyproject.toml [tool.mypy]), then mypy scripts, then bench"; \
+	$(BIN)/mypy && $(BIN)/mypy scripts && MYPYPATH=examples $(BIN)/mypy bench/*.py
 
 typecheck: setup-dev
 	@$(TYPECHECK)

@@ -73,7 +73,10 @@ def _until(ready: Callable[[], Any], what: str) -> Any:
 
 def _percentiles(samples: list[float]) -> dict[str, Any]:
     ranked = sorted(samples)
-    rank = lambda q: ranked[max(0, math.ceil(q * len(ranked)) - 1)]  # noqa: E731 (nearest rank)
+
+    def rank(q: float) -> float:  # nearest rank
+        return ranked[max(0, math.ceil(q * len(ranked)) - 1)]
+
     return {"n": len(ranked), "p50_ms": round(rank(0.5) * 1000, 1), "p99_ms": round(rank(0.99) * 1000, 1)}
 
 

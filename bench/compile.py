@@ -26,7 +26,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +62,11 @@ def signature_for(task: compile_tasks.TaskSet) -> type[Signature]:
 subset = compile_tasks.subset  # the same seeded samples as the DSPy side takes
 
 
-def metric_for(task: compile_tasks.TaskSet) -> Callable[[dict[str, Any], dict[str, Any]], float]:
+def metric_for(task: compile_tasks.TaskSet) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
     """Compile's metric: the task's own ``score`` on the output field, the rule DSPy's side is judged by."""
 
-    def metric(example: dict[str, Any], prediction: dict[str, Any]) -> float:
-        return task.score(example, str(prediction[task.output_field]))
+    def metric(example: Mapping[str, Any], prediction: Mapping[str, Any]) -> float:
+        return task.score(dict(example), str(prediction[task.output_field]))
 
     return metric
 

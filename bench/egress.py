@@ -43,7 +43,7 @@ import httpx
 
 from chrysalis.tools.base import ToolContext
 from chrysalis.tools.egress import EgressRefused, HostRules, check
-from chrysalis.tools.web import _get_once, web_fetch
+from chrysalis.tools.web import _get_checked, web_fetch
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results" / "egress.json"
@@ -110,7 +110,7 @@ def measure(checks: int, requests: int, repeats: int) -> dict[str, Any]:
             "check, address literal": median_us(lambda: check(url, allowed), checks, repeats),
             "check, localhost": median_us(lambda: check(f"http://localhost:{port}/page", allowed), checks, repeats),
             "check, refused": median_us(lambda: refused(url), checks, repeats),
-            "request to the checked address": median_us(lambda: _get_once(target), requests, repeats),
+            "request to the checked address": median_us(lambda: _get_checked(target), requests, repeats),
             "httpx.get (before)": median_us(lambda: httpx.get(url, trust_env=False).text, requests, repeats),
             "web_fetch, whole call": median_us(lambda: web_fetch({"url": url}, context), requests, repeats),
         }

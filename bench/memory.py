@@ -18,6 +18,7 @@ Writes bench/results/memory.json. Run it on a quiet machine: the numbers are wal
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import random
@@ -125,12 +126,12 @@ def measure_size(size: int, query_count: int, seed: int) -> dict[str, Any]:
         row["vectors"] = stores.db.vectors.version or stores.db.vectors.problem
         for name, memory in (("fts", stores.memory), ("hybrid", stores.memory.with_embedder(embedder))):
             _recall(memory, asked[0][0])  # warm the page cache
-            runs = [(timed(lambda q=query, m=memory: _recall(m, q)), source, typo) for query, source, typo in asked]
+            runs = [(timed(functools.partial(_recall, memory, query)), source, typo) for query, source, typo in asked]
             row[name] = percentiles([seconds for (seconds, _), _, _ in runs])
             row[name]["source_in_top5"] = _share([source in hits for (_, hits), source, _ in runs])
             row[name]["misspelt_source_in_top5"] = _share([source in hits for (_, hits), source, typo in runs if typo])
         hybrid = stores.memory.with_embedder(embedder)
-        row["remember"] = percentiles([timed(lambda t=text: _remember(hybrid, t))[0] for text in extra])
+        row["remember"] = percentiles([timed(functools.partial(_remember, hybrid, text))[0] for text in extra])
         row["db_mb"] = round(Path(home, "chrysalis.db").stat().st_size / 1e6, 1)
     return row
 
