@@ -43,12 +43,10 @@ from chrysalis.errors import UsageError
 from chrysalis.events import Check, Event
 from chrysalis.redact import current as current_redactor
 from chrysalis.tools.base import ToolContext, ToolError
-from chrysalis.tools.per_test_limit import PLUGIN_DIR, with_test_limit
 from chrysalis.tools.policy import Policy
-from chrysalis.tools.run_tests import detect_test_command
+from chrysalis.tools.run_tests import detect_test_command, run_test_command
 from chrysalis.tools.running import RunningCommands
 from chrysalis.tools.sandbox import SandboxOptions
-from chrysalis.tools.shell import run_command
 
 __all__ = ["MAX_FAILED_CHECKS", "FinalCheck", "Verdict", "asks_for_a_change", "asks_for_a_fix", "change_orders"]
 
@@ -238,9 +236,7 @@ class FinalCheck:
         snapshots = None if sandboxed else self._command_snapshot
         try:
             with snapshots("final_check") if snapshots is not None else nullcontext():
-                code, report = run_command(
-                    with_test_limit(command, context.shell_timeout), context, readable=(PLUGIN_DIR,)
-                )
+                code, report = run_test_command(command, context)
         except (ToolError, UsageError) as exc:  # no sandbox here, or no snapshot (no git, workspace too big)
             verdict = Verdict(
                 verified=False, problem=f"the tests ({command}) could not run: {exc}", report=str(exc), ran=False

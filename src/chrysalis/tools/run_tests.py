@@ -17,7 +17,7 @@ from chrysalis.tools.per_test_limit import PLUGIN_DIR, with_test_limit
 from chrysalis.tools.shell import run_command
 from chrysalis.tools.workspace import resolve
 
-__all__ = ["code_under_test", "detect_test_command", "run_tests"]
+__all__ = ["code_under_test", "detect_test_command", "run_test_command", "run_tests"]
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
 _FAILED_FILE = re.compile(r"^(?:FAILED|ERROR) ([^\s:]+\.py)", re.MULTILINE)
@@ -68,6 +68,15 @@ def _inside_file(workspace: Path, candidate: str) -> bool:
         return False
 
 
+def run_test_command(command: str, ctx: ToolContext) -> tuple[int | None, str]:
+    """``shell.run_command`` for the project's test command: a plain pytest call gets its per-test time limit.
+
+    The one way tests run for the model (``run_tests``) and for the framework (the final check), so
+    both see the same report.
+    """
+    return run_command(with_test_limit(command, ctx.shell_timeout), ctx, readable=(PLUGIN_DIR,))
+
+
 class RunTestsArgs(ToolArgs):
     """``run_tests`` takes no arguments: the command comes from the project."""
 
@@ -79,7 +88,7 @@ def _run_tests(_args: RunTestsArgs, ctx: ToolContext) -> ToolResult:
             "No test command is known for this project: set test_command in .chrysalis/config.toml, "
             "or run the tests with the shell tool."
         )
-    code, report = run_command(with_test_limit(command, ctx.shell_timeout), ctx, readable=(PLUGIN_DIR,))
+    code, report = run_test_command(command, ctx)
     if code:
         failing = sorted(set(_FAILED_FILE.findall(report)))
         sources = [src for test in failing for src in code_under_test(ctx.workspace, test)]
