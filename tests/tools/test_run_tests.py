@@ -47,6 +47,16 @@ def test_a_test_stuck_in_a_loop_fails_where_it_loops_before_the_command_times_ou
     assert sorted(p.name for p in workspace.iterdir()) == ["calc.py", "pytest.ini", "tests"]  # nothing copied in
 
 
+def test_a_project_with_pytest_timeout_keeps_its_own_limits(tmp_path: Path) -> None:
+    workspace = project(tmp_path, body="a - b")
+    (workspace / "timeout.py").write_text("# stands in for pytest-timeout: a plugin registered as 'timeout'\n")
+    (workspace / "pytest.ini").write_text("[pytest]\npythonpath = .\naddopts = -p timeout\n")
+    slow = "import time\n\n\ndef test_slow():\n    time.sleep(6)\n"  # past our 5 s limit
+    (workspace / "tests" / "test_slow.py").write_text(slow)
+    result = run_tests({}, ToolContext(workspace=workspace, shell_timeout=30.0))
+    assert "\nexit code 0" in str(result.result) and "2 passed" in str(result.result)
+
+
 @pytest.mark.parametrize(
     "command",
     ["make test", "pytest tests; rm -rf build", "pytest -k 'a or b' | tee log", "cd sub && pytest", "pytest 'unclosed"],

@@ -53,9 +53,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
-    """Run the test under a ``SIGALRM`` timer; stop the session after ``MAX_STUCK`` tests ran past it."""
+    """Run the test under a ``SIGALRM`` timer; stop the session after ``MAX_STUCK`` tests ran past it.
+
+    A project that has pytest-timeout (plugin name ``timeout``) keeps its own limits: both would use
+    ``SIGALRM``, and ours would silently replace its timer.
+    """
     limit = float(item.config.getoption(OPTION))
-    if limit <= 0:
+    if limit <= 0 or item.config.pluginmanager.hasplugin("timeout"):
         yield
         return
 
