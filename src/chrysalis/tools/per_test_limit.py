@@ -3,8 +3,8 @@
 Without it, ``run_tests`` on code stuck in a loop said only "Timed out after 120s" after two minutes:
 no test results and no hint of where. With it, each test gets a sixth of the command's timeout (at
 least 5 s); a test past it fails with a traceback through the lines it was stuck on, and after three
-such tests pytest stops. The limit is generous on purpose: a slow but correct test must not fail
-(pytest-timeout's users pick minutes; we pick 20 s at the default 120 s shell timeout).
+such tests pytest stops. The limit is generous on purpose (20 s at the default 120 s shell
+timeout): a slow but correct test must not fail.
 
 The plugin (``pytest_plugin/chrysalis_test_limit.py``) runs in the project's Python. Its folder holds
 nothing else, so putting it first on ``PYTHONPATH`` can shadow none of the project's modules; the
